@@ -1,0 +1,170 @@
+// Shared declarations of every solver kernel: constants, buffer layouts, bindings and the
+// double-f32 arithmetic used for simulated time and accumulated volumes.
+//
+// One bind group serves all kernels, so the host builds one layout and one bind group.
+
+const BLOCK: i32 = 16;              // cells on a block side
+const CELLS_PER_BLOCK: u32 = 256u;
+const HALO: i32 = 2;                // MUSCL needs two cells beyond each face
+const TILE: i32 = 20;               // BLOCK + 2 * HALO
+const NONE: u32 = 0xffffffffu;      // "no block": outside the domain
+const INF_BITS: u32 = 0x7f800000u;  // bit pattern of +inf; positive floats order like their bits
+// Bed elevation of cells that are not part of the domain (padding, nodata). The hydrostatic
+// reconstruction turns a bed this high into a wall, so such cells need no special case.
+const WALL_BED: f32 = 1.0e6;
+const WALL_BED_TEST: f32 = 5.0e5;
+
+// Neighbour table: 12 slots per block. A side facing finer blocks (multi-resolution) lists
+// two of them; on a single level the second slot is NONE.
+const NB_N0: u32 = 0u; const NB_N1: u32 = 1u;
+const NB_S0: u32 = 2u; const NB_S1: u32 = 3u;
+const NB_E0: u32 = 4u; const NB_E1: u32 = 5u;
+const NB_W0: u32 = 6u; const NB_W1: u32 = 7u;
+const NB_NE: u32 = 8u; const NB_NW: u32 = 9u;
+const NB_SE: u32 = 10u; const NB_SW: u32 = 11u;
+const NB_SLOTS: u32 = 12u;
+
+// Params.flags
+const FLAG_SKIP_DRY: u32 = 1u;      // launch only wet blocks and their neighbours
+const FLAG_TRACK_MAX: u32 = 2u;     // keep the running maximum depth per cell
+const FLAG_VAN_ALBADA: u32 = 4u;    // limiter: van Albada instead of minmod
+
+// BlockInfo.flags
+const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary
+const BLOCK_ON_EDGE: u32 = 2u;       // touches the domain edge: needs ghost cells
+
+// BcDef.kind
+const BC_WALL: u32 = 0u;
+const BC_OPEN: u32 = 1u;
+const BC_INFLOW: u32 = 2u;   // discharge hydrograph Q(t), imposed as the face mass flux
+const BC_STAGE: u32 = 3u;    // water level hydrograph eta(t)
+
+struct Params {
+    nx: u32,            // domain size in cells
+    ny: u32,
+    nblocks: u32,
+    flags: u32,
+    g: f32,
+    cfl: f32,
+    dx: f32,            // cell size (m)
+    dt_max: f32,
+    dry_depth: f32,     // below this depth a cell has no velocity
+    n_series: u32,
+    rain_series: u32,   // NONE when there is no rain
+    edge_w: u32,        // offsets of each domain edge in bc_edge (W, E: ny entries; S, N: nx)
+    edge_e: u32,
+    edge_s: u32,
+    edge_n: u32,
+    scan_groups: u32,   // workgroups of the dry-map kernel
+}
+
+// What the host changes between submissions.
+struct Control {
+    target_hi: f32,     // next time the run must stop at exactly (double-f32)
+    target_lo: f32,
+    pad0: u32,
+    pad1: u32,
+}
+
+// The run's clock and counters, owned by the GPU.
+struct Sim {
+    t_hi: f32,
+    t_lo: f32,
+    dt: f32,            // step about to be taken; 0 = idle (target reached); < 0 = initialise
+    clamped: u32,       // 1 when dt was cut to land exactly on the target
+    step_lo: u32,
+    step_hi: u32,
+    upd_lo: u32,        // cell updates so far (64-bit)
+    upd_hi: u32,
+    rain_hi: f32,       // rain depth fallen so far (m), double-f32
+    rain_lo: f32,
+    dispatched: u32,    // blocks launched by the step about to be taken
+    all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
+    dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
+    scan_count: atomic<u32>,  // active blocks found by the dry-map
+    list_count: u32,    // length of the active list the next step uses
+    dt_cfl: f32,        // last CFL-limited step
+    done: u32,          // 1 when the clock sits on the target
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+struct BlockInfo {
+    i0: u32,            // first cell of the block, in cells of its level
+    j0: u32,
+    level: u32,
+    flags: u32,
+}
+
+struct BcDef {
+    kind: u32,
+    series: u32,        // NONE = constant 0
+    scale: f32,         // value used = series value * scale + offset
+    offset: f32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> control: Control;
+@group(0) @binding(2) var<storage, read_write> sim: Sim;
+// Cell state (h, hu, hv, z): the step's start U^n, and the stage-1 result U*.
+@group(0) @binding(3) var<storage, read_write> state_a: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> state_b: array<vec4<f32>>;
+// g * n^2 per cell, precomputed so the friction term costs one multiply.
+@group(0) @binding(5) var<storage, read> friction: array<f32>;
+@group(0) @binding(6) var<storage, read> blocks: array<BlockInfo>;
+@group(0) @binding(7) var<storage, read> neighbours: array<u32>;
+// [0, nblocks): 1 if the block holds water; [nblocks, 2 nblocks): 1 if launched this step.
+@group(0) @binding(8) var<storage, read_write> block_flags: array<u32>;
+@group(0) @binding(9) var<storage, read_write> active_list: array<u32>;
+@group(0) @binding(10) var<storage, read> bc_edge: array<u32>;
+@group(0) @binding(11) var<storage, read> bc_defs: array<BcDef>;
+// Time series: meta[s] = (first point, point count); points are (t, value).
+@group(0) @binding(12) var<storage, read> series_meta: array<vec2<u32>>;
+@group(0) @binding(13) var<storage, read> series_pts: array<vec2<f32>>;
+// Per series: (value at the step's start, value at its end), set once per step.
+@group(0) @binding(14) var<storage, read_write> forcing: array<vec2<f32>>;
+// Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
+@group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
+@group(0) @binding(16) var<storage, read_write> max_depth: array<f32>;
+// Indirect dispatch arguments: [0..3) workgroups of the stage kernels, [3..6) of the dry-map.
+// In a group of its own, bound only for finalize_step: a buffer may not be storage and
+// indirect argument within one dispatch.
+@group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
+
+fn block_of_list(linear: u32) -> u32 {
+    if (sim.all_active == 1u) {
+        return linear;
+    }
+    return active_list[linear];
+}
+
+fn series_value(s: u32, t: f32) -> f32 {
+    if (s == NONE) {
+        return 0.0;
+    }
+    let span = series_meta[s];
+    let first = series_pts[span.x];
+    if (t <= first.x || span.y == 1u) {
+        return first.y;
+    }
+    let last = series_pts[span.x + span.y - 1u];
+    if (t >= last.x) {
+        return last.y;
+    }
+    // Binary search for the segment holding t: hydrographs can have thousands of points.
+    var lo = 0u;
+    var hi = span.y - 1u;
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (series_pts[span.x + mid].x <= t) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let p0 = series_pts[span.x + lo];
+    let p1 = series_pts[span.x + hi];
+    let w = (t - p0.x) / (p1.x - p0.x);
+    return p0.y + w * (p1.y - p0.y);
+}

@@ -1,0 +1,30 @@
+// The dry-map: a block is launched next step when it or any of its 8 neighbours holds
+// water, or when it touches an inflow or stage boundary. Launched blocks are appended to
+// the active list, whose length the step kernel turns into indirect dispatch arguments.
+// The list order does not matter: each block's result depends only on its inputs.
+
+fn block_is_active(b: u32) -> bool {
+    if (block_flags[b] != 0u || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u) {
+        return true;
+    }
+    for (var s = 0u; s < NB_SLOTS; s++) {
+        let nb = neighbours[b * NB_SLOTS + s];
+        if (nb != NONE && block_flags[nb] != 0u) {
+            return true;
+        }
+    }
+    return false;
+}
+
+@compute @workgroup_size(256)
+fn scan_blocks(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let b = gid.x;
+    if (b >= params.nblocks) {
+        return;
+    }
+    let launch = block_is_active(b);
+    block_flags[params.nblocks + b] = select(0u, 1u, launch);
+    if (launch) {
+        active_list[atomicAdd(&sim.scan_count, 1u)] = b;
+    }
+}

@@ -1,0 +1,413 @@
+// The flux kernel: one workgroup per active block, one thread per cell.
+//
+// Each workgroup loads its block and a two-cell halo into workgroup memory, fills ghost
+// cells on the domain edge from the boundary conditions, computes every face flux of the
+// block once, then updates its cells. Faces on a block border are computed by both blocks
+// from the same inputs with the same code, so they agree bit for bit and mass is conserved.
+//
+// Entry points: `init_speeds` (wave speeds and wet flags of the initial state),
+// `stage1` (U* = U^n + dt L(U^n), into state_b) and
+// `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a).
+
+const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
+const FACE_ROW: i32 = 17;
+
+var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, z) over the block and its halo
+var<workgroup> xface: array<vec4<f32>, 272>;  // face west of (li, lj): li + 17 lj
+var<workgroup> yface: array<vec4<f32>, 272>;  // face south of (li, lj): lj + 17 li
+var<workgroup> wg_block: u32;
+var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
+var<workgroup> wg_wet: atomic<u32>;
+
+fn tile_index(li: i32, lj: i32) -> i32 {
+    return (li + HALO) + (lj + HALO) * TILE;
+}
+
+fn to_primitive(s: vec4<f32>) -> vec4<f32> {
+    if (s.x > params.dry_depth) {
+        return vec4<f32>(s.x, s.y / s.x, s.z / s.x, s.w);
+    }
+    return vec4<f32>(s.x, 0.0, 0.0, s.w);
+}
+
+// Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
+// with dry neighbours, so its U* equals its U^n.
+fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
+    if (stage == 2u && (sim.all_active == 1u || block_flags[params.nblocks + block] == 1u)) {
+        return state_b[block * CELLS_PER_BLOCK + cell];
+    }
+    return state_a[block * CELLS_PER_BLOCK + cell];
+}
+
+// Halo cell k in [0, 128): four strips (W, E, S, N), two cells deep, 16 long.
+fn halo_cell(k: u32) -> vec2<i32> {
+    let strip = k / 32u;
+    let depth = i32((k % 32u) / 16u);
+    let along = i32(k % 16u);
+    switch (strip) {
+        case 0u: { return vec2<i32>(-2 + depth, along); }
+        case 1u: { return vec2<i32>(BLOCK + depth, along); }
+        case 2u: { return vec2<i32>(along, -2 + depth); }
+        default: { return vec2<i32>(along, BLOCK + depth); }
+    }
+}
+
+const OUTSIDE: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, WALL_BED);
+
+fn load_halo(stage: u32, b: u32, l: vec2<i32>) -> vec4<f32> {
+    var slot = NB_N0;
+    var n = l;
+    if (l.x < 0) {
+        slot = NB_W0;
+        n.x += BLOCK;
+    } else if (l.x >= BLOCK) {
+        slot = NB_E0;
+        n.x -= BLOCK;
+    } else if (l.y < 0) {
+        slot = NB_S0;
+        n.y += BLOCK;
+    } else {
+        n.y -= BLOCK;
+    }
+    let nb = neighbours[b * NB_SLOTS + slot];
+    if (nb == NONE) {
+        return OUTSIDE;
+    }
+    return to_primitive(load_cell(stage, nb, u32(n.x + n.y * BLOCK)));
+}
+
+// Forcing value of a boundary condition at the stage's time.
+fn bc_value(bc: BcDef, stage: u32) -> f32 {
+    if (bc.series == NONE) {
+        return bc.offset;
+    }
+    let f = forcing[bc.series];
+    return select(f.x, f.y, stage == 2u) * bc.scale + bc.offset;
+}
+
+// A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
+// inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself;
+// `normal` selects the velocity component that crosses the edge (1 = u, 2 = v).
+fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, normal: u32) -> vec4<f32> {
+    switch (bc.kind) {
+        case BC_WALL: {
+            var s = mirror;
+            s[normal] = -s[normal];
+            return s;
+        }
+        case BC_STAGE: {
+            let h = max(0.0, bc_value(bc, stage) - nearest.w);
+            return vec4<f32>(h, select(0.0, nearest.y, h > params.dry_depth), select(0.0, nearest.z, h > params.dry_depth), nearest.w);
+        }
+        default: {
+            // Open edges copy the edge cell (zero gradient); inflow edges do too, since
+            // their face flux is imposed from Q(t) rather than solved.
+            return nearest;
+        }
+    }
+}
+
+// Fills tile cell t if it lies just outside one domain edge.
+fn fill_ghost(stage: u32, info: BlockInfo, t: i32) {
+    let li = t % TILE - HALO;
+    let lj = t / TILE - HALO;
+    let gi = i32(info.i0) + li;
+    let gj = i32(info.j0) + lj;
+    let nx = i32(params.nx);
+    let ny = i32(params.ny);
+    let out_x = gi < 0 || gi >= nx;
+    let out_y = gj < 0 || gj >= ny;
+    if (out_x == out_y) {
+        return; // inside, or beyond a corner where no stencil reaches
+    }
+    var d: i32;          // distance out from the edge: 0 for the first ghost
+    var inward: vec2<i32>; // unit step back into the domain
+    var edge: u32;
+    if (gi < 0) {
+        d = -1 - gi; inward = vec2<i32>(1, 0); edge = params.edge_w + u32(gj);
+    } else if (gi >= nx) {
+        d = gi - nx; inward = vec2<i32>(-1, 0); edge = params.edge_e + u32(gj);
+    } else if (gj < 0) {
+        d = -1 - gj; inward = vec2<i32>(0, 1); edge = params.edge_s + u32(gi);
+    } else {
+        d = gj - ny; inward = vec2<i32>(0, -1); edge = params.edge_n + u32(gi);
+    }
+    if (d > 1) {
+        return;
+    }
+    let step = inward.x + inward.y * TILE;
+    let nearest = tile[t + (d + 1) * step];
+    let mirror = tile[t + (2 * d + 1) * step];
+    let normal = select(2u, 1u, inward.x != 0);
+    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, normal);
+}
+
+// Imposed inflow through an edge face: unit discharge q (m^2/s, into the domain) enters at
+// least at critical depth, so a dry edge cell can take any Q. `sign` is +1 when inflow runs
+// along +x (+y). Returns the face vector and the ghost's wave speed.
+fn inflow_face(q: f32, inner: vec4<f32>, sign: f32) -> vec4<f32> {
+    let g = params.g;
+    let h_crit = pow(q * q / g, 1.0 / 3.0);
+    let h = max(inner.x, h_crit);
+    if (h <= 0.0) {
+        return vec4<f32>(0.0);
+    }
+    let u = q / h;
+    let mom = q * u + 0.5 * g * h * h;
+    let d = mom - 0.5 * g * inner.x * inner.x;
+    return vec4<f32>(sign * q, d, d, 0.0);
+}
+
+fn note_speed(speed: f32, dx: f32) {
+    if (speed > 0.0) {
+        atomicMin(&wg_dt_bits, bitcast<u32>(dx / speed));
+    }
+}
+
+// Overrides an edge face if its boundary condition is an inflow.
+fn edge_face(stage: u32, edge: u32, inner: vec4<f32>, sign: f32, face: vec4<f32>) -> vec4<f32> {
+    let bc = bc_defs[bc_edge[edge]];
+    if (bc.kind != BC_INFLOW) {
+        return face;
+    }
+    let q = max(bc_value(bc, stage), 0.0);
+    let f = inflow_face(q, inner, sign);
+    if (stage != 1u && q > 0.0) {
+        let h = max(inner.x, pow(q * q / params.g, 1.0 / 3.0));
+        note_speed(q / h + sqrt(params.g * h), params.dx);
+    }
+    return f;
+}
+
+fn turn(s: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(s.x, s.z, s.y, s.w);
+}
+
+fn compute_face(stage: u32, info: BlockInfo, f: u32) {
+    let on_edge = (info.flags & BLOCK_ON_EDGE) != 0u;
+    if (f < X_FACES) {
+        let li = i32(f) % FACE_ROW;
+        let lj = i32(f) / FACE_ROW;
+        let c = tile_index(li, lj);
+        var face = face_flux(tile[c - 2], tile[c - 1], tile[c], tile[c + 1]);
+        let gi = i32(info.i0) + li;
+        let gj = i32(info.j0) + lj;
+        if (on_edge && gj >= 0 && gj < i32(params.ny)) {
+            if (gi == 0) {
+                face = edge_face(stage, params.edge_w + u32(gj), tile[c], 1.0, face);
+            } else if (gi == i32(params.nx)) {
+                face = edge_face(stage, params.edge_e + u32(gj), tile[c - 1], -1.0, face);
+            }
+        }
+        xface[f] = face;
+    } else {
+        let k = f - X_FACES;
+        let lj = i32(k) % FACE_ROW;
+        let li = i32(k) / FACE_ROW;
+        let c = tile_index(li, lj);
+        var face = face_flux(turn(tile[c - 2 * TILE]), turn(tile[c - TILE]), turn(tile[c]), turn(tile[c + TILE]));
+        let gi = i32(info.i0) + li;
+        let gj = i32(info.j0) + lj;
+        if (on_edge && gi >= 0 && gi < i32(params.nx)) {
+            if (gj == 0) {
+                face = edge_face(stage, params.edge_s + u32(gi), turn(tile[c]), 1.0, face);
+            } else if (gj == i32(params.ny)) {
+                face = edge_face(stage, params.edge_n + u32(gi), turn(tile[c - TILE]), -1.0, face);
+            }
+        }
+        yface[k] = face;
+    }
+}
+
+fn is_valid_cell(info: BlockInfo, li: i32, lj: i32, z: f32) -> bool {
+    return i32(info.i0) + li < i32(params.nx) && i32(info.j0) + lj < i32(params.ny) && z < WALL_BED_TEST;
+}
+
+// dt L(U) applied to the thread's own cell, with rain, then implicit Manning friction.
+fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
+    let g = params.g;
+    let c = tile_index(li, lj);
+    let fe = xface[(li + 1) + FACE_ROW * lj];
+    let fw = xface[li + FACE_ROW * lj];
+    let fn_ = yface[(lj + 1) + FACE_ROW * li];
+    let fs = yface[lj + FACE_ROW * li];
+    let p = tile[c];
+    let deta_x = eta_slope(tile[c - 1], p, tile[c + 1]);
+    let deta_y = eta_slope(turn(tile[c - TILE]), turn(p), turn(tile[c + TILE]));
+    let k = dt / params.dx;
+    var h = u.x - k * ((fe.x - fw.x) + (fn_.x - fs.x)) + dt * rain;
+    var hu = u.y - k * ((fe.y - fw.z + g * p.x * deta_x) + (fn_.w - fs.w));
+    var hv = u.z - k * ((fn_.y - fs.z + g * p.x * deta_y) + (fe.w - fw.w));
+    h = max(h, 0.0);
+    if (h > params.dry_depth) {
+        // Implicit in the friction term: it can slow the flow to rest, never reverse it.
+        let speed = sqrt(hu * hu + hv * hv) / h;
+        let factor = 1.0 + dt * gn2 * speed / pow(h, 4.0 / 3.0);
+        hu /= factor;
+        hv /= factor;
+    } else {
+        hu = 0.0;
+        hv = 0.0;
+    }
+    return vec4<f32>(h, hu, hv, u.w);
+}
+
+fn wave_speed(s: vec4<f32>) -> f32 {
+    if (s.x <= params.dry_depth) {
+        return 0.0;
+    }
+    return max(abs(s.y), abs(s.z)) / s.x + sqrt(params.g * s.x);
+}
+
+// Boundary volume of this stage (m^3/s, in and out), summed in a fixed order so that
+// reruns give the same bits.
+fn edge_discharge(info: BlockInfo) -> vec2<f32> {
+    var flow = vec2<f32>(0.0);   // (in, out)
+    let nx = i32(params.nx);
+    let ny = i32(params.ny);
+    let li_e = nx - i32(info.i0);
+    let lj_n = ny - i32(info.j0);
+    for (var a = 0; a < BLOCK; a++) {
+        if (i32(info.j0) + a < ny) {
+            if (info.i0 == 0u) {
+                flow += split_flow(xface[FACE_ROW * a].x);
+            }
+            if (li_e >= 1 && li_e <= BLOCK) {
+                flow += split_flow(-xface[li_e + FACE_ROW * a].x);
+            }
+        }
+        if (i32(info.i0) + a < nx) {
+            if (info.j0 == 0u) {
+                flow += split_flow(yface[FACE_ROW * a].x);
+            }
+            if (lj_n >= 1 && lj_n <= BLOCK) {
+                flow += split_flow(-yface[lj_n + FACE_ROW * a].x);
+            }
+        }
+    }
+    return flow * params.dx;
+}
+
+fn split_flow(q_in: f32) -> vec2<f32> {
+    return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
+}
+
+fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
+    if (tid == 0u) {
+        let linear = wid.x + wid.y * nwg.x;
+        var b = NONE;
+        if (linear < sim.dispatched) {
+            b = block_of_list(linear);
+        }
+        wg_block = b;
+        atomicStore(&wg_dt_bits, INF_BITS);
+        atomicStore(&wg_wet, 0u);
+    }
+    let b = workgroupUniformLoad(&wg_block);
+    if (b == NONE) {
+        return;
+    }
+    let info = blocks[b];
+    let li = i32(lid.x);
+    let lj = i32(lid.y);
+
+    // 1. Own cell and halo into workgroup memory.
+    let own = load_cell(stage, b, tid);
+    tile[tile_index(li, lj)] = to_primitive(own);
+    if (tid < 128u) {
+        let l = halo_cell(tid);
+        tile[tile_index(l.x, l.y)] = load_halo(stage, b, l);
+    }
+    workgroupBarrier();
+
+    // 2. Ghost cells beyond the domain edge.
+    if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        for (var t = i32(tid); t < TILE * TILE; t += 256) {
+            fill_ghost(stage, info, t);
+        }
+    }
+    workgroupBarrier();
+
+    // 3. Every face of the block, once.
+    if (stage != 0u) {
+        for (var f = tid; f < 2u * X_FACES; f += 256u) {
+            compute_face(stage, info, f);
+        }
+    } else if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        // Initial wave speeds still need the inflow ghosts.
+        for (var f = tid; f < 2u * X_FACES; f += 256u) {
+            compute_face(stage, info, f);
+        }
+    }
+    workgroupBarrier();
+
+    // 4. Update the own cell.
+    let cell = b * CELLS_PER_BLOCK + tid;
+    let valid = is_valid_cell(info, li, lj, own.w);
+    var next = own;
+    if (stage != 0u && valid) {
+        let dt = sim.dt;
+        var rain = 0.0;
+        if (params.rain_series != NONE) {
+            let f = forcing[params.rain_series];
+            rain = select(f.x, f.y, stage == 2u);
+        }
+        next = advance_cell(own, li, lj, dt, rain, friction[cell]);
+        if (stage == 2u) {
+            next = 0.5 * (state_a[cell] + next);
+            next.w = own.w;
+            if (next.x <= params.dry_depth) {
+                next.y = 0.0;
+                next.z = 0.0;
+            }
+        }
+    }
+    if (stage == 1u) {
+        state_b[cell] = next;
+    } else if (stage == 2u) {
+        state_a[cell] = next;
+        if ((params.flags & FLAG_TRACK_MAX) != 0u && valid) {
+            max_depth[cell] = max(max_depth[cell], next.x);
+        }
+    }
+    if (stage != 1u && valid) {
+        note_speed(wave_speed(next), params.dx);
+        if (next.x > 0.0) {
+            atomicOr(&wg_wet, 1u);
+        }
+    }
+    workgroupBarrier();
+
+    // 5. Block totals.
+    if (tid == 0u) {
+        if (stage != 1u) {
+            atomicMin(&sim.dt_min_bits, atomicLoad(&wg_dt_bits));
+            block_flags[b] = atomicLoad(&wg_wet);
+        }
+        if (stage != 0u && (info.flags & BLOCK_ON_EDGE) != 0u) {
+            let flow = edge_discharge(info) * (0.5 * sim.dt);
+            var acc = block_volume[b];
+            let vin = df_add(acc.xy, flow.x);
+            let vout = df_add(acc.zw, flow.y);
+            block_volume[b] = vec4<f32>(vin, vout);
+        }
+    }
+}
+
+@compute @workgroup_size(16, 16)
+fn init_speeds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(0u, wid, nwg, lid, tid);
+}
+
+@compute @workgroup_size(16, 16)
+fn stage1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(1u, wid, nwg, lid, tid);
+}
+
+@compute @workgroup_size(16, 16)
+fn stage2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(2u, wid, nwg, lid, tid);
+}

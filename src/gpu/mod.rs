@@ -1,0 +1,55 @@
+//! The GPU: device and adapter choice, shader sources, buffer helpers.
+
+pub mod device;
+pub mod shaders;
+
+pub use device::Gpu;
+
+use bytemuck::Pod;
+use wgpu::util::DeviceExt;
+
+impl Gpu {
+    /// A storage buffer holding `data`. Bindings may not be empty, so an empty slice gets
+    /// one zeroed element.
+    pub fn buffer_with<T: Pod>(&self, label: &str, data: &[T], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let zero = [T::zeroed()];
+        let contents: &[T] = if data.is_empty() { &zero } else { data };
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(contents),
+            usage,
+        })
+    }
+
+    /// Copies `count` elements from `offset` (bytes) of `buffer` back to the host and waits.
+    pub fn read_buffer<T: Pod>(&self, buffer: &wgpu::Buffer, offset: u64, count: usize) -> Vec<T> {
+        let size = (count * std::mem::size_of::<T>()) as u64;
+        if size == 0 {
+            return Vec::new();
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        self.map_and_wait(&staging);
+        let out = {
+            let view = staging.get_mapped_range(..).expect("mapped staging buffer");
+            bytemuck::cast_slice(&view).to_vec()
+        };
+        staging.unmap();
+        out
+    }
+
+    /// Maps a MAP_READ buffer whose copy has been submitted, blocking until it is ready.
+    pub fn map_and_wait(&self, buffer: &wgpu::Buffer) {
+        buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map a readback buffer"));
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("wait for the GPU");
+    }
+}

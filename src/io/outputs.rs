@@ -1,0 +1,168 @@
+//! What a run writes: result rasters and quick-looks at output times, gauge series, and
+//! the run summary. Rasters are ESRI ASCII grids for now (GeoTIFF arrives with GDAL).
+
+use crate::io::ascii_grid::{write_ascii_grid, Raster};
+use crate::io::quicklook::{write_quicklook, QuickLook};
+use crate::scenario::model::Model;
+use crate::solver::Fields;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub const NODATA: f64 = -9999.0;
+
+/// Label of an output time in file names: seconds, zero-padded so files sort in time.
+pub fn time_label(t: f64) -> String {
+    format!("{:09.1}s", t)
+}
+
+fn raster_of(model: &Model, values: impl Iterator<Item = f64>) -> Raster {
+    let mut r = Raster::new(model.nx(), model.ny(), model.origin.0, model.origin.1, model.cell_size, Some(NODATA), NODATA);
+    r.data = values.collect();
+    r
+}
+
+/// Flow speed (m/s) of every cell: zero where the cell is too shallow to carry velocity.
+pub fn speeds(model: &Model, f: &Fields) -> Vec<f32> {
+    let dry = model.numerics.dry_depth as f32;
+    (0..f.depth.len())
+        .map(|c| {
+            let h = f.depth[c];
+            if h > dry {
+                (f.hu[c] * f.hu[c] + f.hv[c] * f.hv[c]).sqrt() / h
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// Depth, speed and water level grids at time t; returns the files written.
+pub fn write_rasters(dir: &Path, model: &Model, t: f64, f: &Fields) -> std::io::Result<Vec<PathBuf>> {
+    let label = time_label(t);
+    let valid = |c: usize| model.bed[c] < crate::scenario::model::WALL_BED * 0.5;
+    let depth = raster_of(model, (0..f.depth.len()).map(|c| if valid(c) { f.depth[c] as f64 } else { NODATA }));
+    let speed_values = speeds(model, f);
+    let speed = raster_of(model, (0..f.depth.len()).map(|c| if valid(c) { speed_values[c] as f64 } else { NODATA }));
+    let level = raster_of(
+        model,
+        (0..f.depth.len()).map(|c| {
+            if valid(c) && f.depth[c] > 0.0 {
+                f.depth[c] as f64 + model.bed[c] as f64 + model.datum
+            } else {
+                NODATA
+            }
+        }),
+    );
+    let mut written = Vec::new();
+    for (name, raster) in [("depth", depth), ("speed", speed), ("level", level)] {
+        let path = dir.join(format!("{name}_{label}.asc"));
+        write_ascii_grid(&path, &raster)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The maximum depth over the run.
+pub fn write_max_depth(dir: &Path, model: &Model, max_depth: &[f32]) -> std::io::Result<PathBuf> {
+    let valid = |c: usize| model.bed[c] < crate::scenario::model::WALL_BED * 0.5;
+    let r = raster_of(model, (0..max_depth.len()).map(|c| if valid(c) { max_depth[c] as f64 } else { NODATA }));
+    let path = dir.join("max_depth.asc");
+    write_ascii_grid(&path, &r)?;
+    Ok(path)
+}
+
+/// A top-of-scale for depth maps: the next 1, 2 or 5 times a power of ten.
+pub fn nice_ceiling(v: f32) -> f32 {
+    if !(v > 0.0) {
+        return 1.0;
+    }
+    let p = 10f32.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|&c| c >= v).unwrap_or(10.0 * p)
+}
+
+pub fn write_depth_png(dir: &Path, name: &str, title: String, model: &Model, depth: &[f32]) -> Result<PathBuf, String> {
+    let valid: Vec<bool> = model.bed.iter().map(|&z| z < crate::scenario::model::WALL_BED * 0.5).collect();
+    let vmax = nice_ceiling(depth.iter().cloned().fold(0.0, f32::max));
+    let path = dir.join(name);
+    write_quicklook(
+        &path,
+        &QuickLook {
+            nx: model.nx(),
+            ny: model.ny(),
+            values: depth,
+            valid: &valid,
+            terrain: Some(&model.bed),
+            cell_size: model.cell_size,
+            title,
+            units: "m".into(),
+            vmax,
+        },
+    )?;
+    Ok(path)
+}
+
+/// One CSV per gauge: time_s, h_m, u_m_s, v_m_s, eta_m.
+pub struct GaugeFiles {
+    files: Vec<BufWriter<File>>,
+}
+
+impl GaugeFiles {
+    pub fn create(dir: &Path, model: &Model) -> std::io::Result<GaugeFiles> {
+        let mut files = Vec::new();
+        for g in &model.gauges {
+            let mut f = BufWriter::new(File::create(dir.join(format!("gauge_{}.csv", safe_name(&g.name))))?);
+            writeln!(f, "# gauge {} at x = {} m, y = {} m", g.name, g.x, g.y)?;
+            writeln!(f, "time_s,h_m,u_m_s,v_m_s,eta_m")?;
+            files.push(f);
+        }
+        Ok(GaugeFiles { files })
+    }
+
+    /// Appends one sample per gauge; `cells` holds (h, hu, hv) in gauge order.
+    pub fn record(&mut self, model: &Model, t: f64, cells: &[[f32; 3]]) -> std::io::Result<()> {
+        let dry = model.numerics.dry_depth as f32;
+        for ((f, g), s) in self.files.iter_mut().zip(&model.gauges).zip(cells) {
+            let (h, hu, hv) = (s[0], s[1], s[2]);
+            let (u, v) = if h > dry { (hu / h, hv / h) } else { (0.0, 0.0) };
+            let c = g.cell.0 + model.nx() * g.cell.1;
+            let eta = h as f64 + model.bed[c] as f64 + model.datum;
+            writeln!(f, "{t},{h},{u},{v},{eta}")?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> std::io::Result<()> {
+        for mut f in self.files {
+            f.flush()?;
+        }
+        Ok(())
+    }
+}
+
+fn safe_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+/// Writes JSON atomically: a reader never sees half a summary, and a run that dies before
+/// the end leaves none, so a directory without summary.json is visibly incomplete.
+pub fn write_json_atomic(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(value)? + "\n")?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_scale() {
+        assert_eq!(nice_ceiling(0.7), 1.0);
+        assert_eq!(nice_ceiling(1.3), 2.0);
+        assert_eq!(nice_ceiling(3.0), 5.0);
+        assert_eq!(nice_ceiling(0.0), 1.0);
+        assert_eq!(nice_ceiling(0.012), 0.02);
+        assert_eq!(time_label(600.0), "0000600.0s");
+    }
+}

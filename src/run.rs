@@ -1,0 +1,233 @@
+//! A whole run: scenario in, results out. Used by `quadflood run` and by the tests.
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::io::outputs::{self, GaugeFiles};
+use crate::scenario::model::Model;
+use crate::solver::{Simulation, Status};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How a run reports progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// A bar on a terminal, periodic lines otherwise.
+    Auto,
+    Quiet,
+}
+
+pub struct RunOptions {
+    pub out_dir: PathBuf,
+    pub progress: Progress,
+}
+
+/// Totals of a finished run (also written to `summary.json`).
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub status: Status,
+    pub wall_s: f64,
+    pub mass_initial: f64,
+    pub mass_final: f64,
+    pub mass_inflow: f64,
+    pub mass_outflow: f64,
+    pub mass_rain: f64,
+    pub max_depth: f64,
+    pub host_us_per_step: f64,
+    pub json: serde_json::Value,
+}
+
+impl Summary {
+    /// (final − initial − in + out − rain) / (initial + in + rain).
+    pub fn mass_error_rel(&self) -> f64 {
+        let expected = self.mass_initial + self.mass_inflow - self.mass_outflow + self.mass_rain;
+        (self.mass_final - expected) / (self.mass_initial + self.mass_inflow + self.mass_rain).max(1e-300)
+    }
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io(format!("{}: {e}", path.display()))
+}
+
+/// Runs the model to its end time, writing outputs into `opts.out_dir`.
+pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
+    let dir = &opts.out_dir;
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let summary_path = dir.join("summary.json");
+    if summary_path.exists() {
+        std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
+    }
+    let started = Instant::now();
+    let mut sim = Simulation::new(gpu, model)?;
+    let mass_initial = model.volume(&model.depth);
+    let mut gauges = GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?;
+    let mut reporter = Reporter::new(model, opts.progress);
+    let gauge_cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
+    if !model.gauges.is_empty() {
+        gauges.record(model, model.t_start, &sim.read_cells(&gauge_cells)).map_err(|e| io_err(dir, e))?;
+    }
+    for target in targets(model) {
+        sim.advance_to(target, &mut |s| reporter.update(s))?;
+        if model.gauge_times.contains(&target) {
+            gauges.record(model, target, &sim.read_cells(&gauge_cells)).map_err(|e| io_err(dir, e))?;
+        }
+        if model.output_times.contains(&target) {
+            write_outputs(dir, model, &sim, target)?;
+        }
+    }
+    reporter.finish(sim.status());
+    gauges.finish().map_err(|e| io_err(dir, e))?;
+    let fields = sim.read_fields();
+    let max_depth = if model.numerics.track_max_depth {
+        let m = sim.read_max_depth();
+        outputs::write_max_depth(dir, model, &m).map_err(|e| io_err(dir, e))?;
+        if model.write_png {
+            outputs::write_depth_png(dir, "max_depth.png", "maximum depth".into(), model, &m).map_err(Error::Io)?;
+        }
+        m
+    } else {
+        fields.depth.clone()
+    };
+    let (mass_inflow, mass_outflow) = sim.edge_volumes();
+    let status = sim.status().clone();
+    let wall_s = started.elapsed().as_secs_f64();
+    let mut summary = Summary {
+        mass_initial,
+        mass_final: model.volume(&fields.depth),
+        mass_inflow,
+        mass_outflow,
+        mass_rain: status.rain_depth * model.valid_cells() as f64 * model.cell_area(),
+        max_depth: max_depth.iter().cloned().fold(0.0f32, f32::max) as f64,
+        host_us_per_step: 1e6 * sim.host_encode_s / sim.host_encoded_steps.max(1) as f64,
+        status,
+        wall_s,
+        json: serde_json::Value::Null,
+    };
+    summary.json = summary_json(gpu, model, &summary);
+    outputs::write_json_atomic(&summary_path, &summary.json).map_err(|e| io_err(&summary_path, e))?;
+    Ok(summary)
+}
+
+/// Every time the run must stop at: outputs and gauge samples, in order.
+fn targets(model: &Model) -> Vec<f64> {
+    let mut t: Vec<f64> = model.output_times.iter().chain(&model.gauge_times).copied().collect();
+    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    t.dedup();
+    t
+}
+
+fn write_outputs(dir: &Path, model: &Model, sim: &Simulation, t: f64) -> Result<()> {
+    if !model.write_rasters && !model.write_png {
+        return Ok(());
+    }
+    let fields = sim.read_fields();
+    if model.write_rasters {
+        outputs::write_rasters(dir, model, t, &fields).map_err(|e| io_err(dir, e))?;
+    }
+    if model.write_png {
+        let name = format!("depth_{}.png", outputs::time_label(t));
+        outputs::write_depth_png(dir, &name, format!("depth  t = {t:.1} s"), model, &fields.depth).map_err(Error::Io)?;
+    }
+    Ok(())
+}
+
+fn summary_json(gpu: &Gpu, model: &Model, s: &Summary) -> serde_json::Value {
+    json!({
+        "scenario": model.name,
+        "cells": model.valid_cells(),
+        "blocks": model.grid.nblocks(),
+        "nx": model.nx(),
+        "ny": model.ny(),
+        "cell_size_m": model.cell_size,
+        "datum_m": model.datum,
+        "steps": s.status.steps,
+        "t_start_s": model.t_start,
+        "t_end_s": s.status.t,
+        "wall_s": s.wall_s,
+        "cell_updates": s.status.cell_updates,
+        "cell_updates_per_s": s.status.cell_updates as f64 / s.wall_s.max(1e-9),
+        "host_us_per_step": s.host_us_per_step,
+        "mass_initial_m3": s.mass_initial,
+        "mass_final_m3": s.mass_final,
+        "mass_inflow_m3": s.mass_inflow,
+        "mass_outflow_m3": s.mass_outflow,
+        "mass_rain_m3": s.mass_rain,
+        "mass_error_rel": s.mass_error_rel(),
+        "max_depth_m": s.max_depth,
+        "adapter": gpu.info.name,
+        "backend": format!("{:?}", gpu.info.backend),
+        "device_type": format!("{:?}", gpu.info.device_type),
+        "output_times_s": model.output_times,
+        "gauges": model.gauges.iter().map(|g| g.name.clone()).collect::<Vec<_>>(),
+    })
+}
+
+/// Progress on the terminal: a bar when stderr is a terminal, a line every few seconds
+/// when it is not (logs, CI).
+struct Reporter {
+    bar: Option<indicatif::ProgressBar>,
+    plain: bool,
+    t_start: f64,
+    t_end: f64,
+    started: Instant,
+    last_line: Instant,
+    last_steps: u64,
+    last_time: Instant,
+    steps_per_s: f64,
+}
+
+impl Reporter {
+    fn new(model: &Model, mode: Progress) -> Reporter {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (mode == Progress::Auto && terminal).then(|| {
+            let bar = indicatif::ProgressBar::new(1000);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40.cyan/blue} {msg} ETA {eta}")
+                    .expect("a valid progress template"),
+            );
+            bar
+        });
+        Reporter {
+            bar,
+            plain: mode == Progress::Auto && !terminal,
+            t_start: model.t_start,
+            t_end: model.t_end,
+            started: Instant::now(),
+            last_line: Instant::now(),
+            last_steps: 0,
+            last_time: Instant::now(),
+            steps_per_s: 0.0,
+        }
+    }
+
+    fn update(&mut self, s: &Status) {
+        let now = Instant::now();
+        let dt_wall = now.duration_since(self.last_time).as_secs_f64();
+        if dt_wall > 0.2 {
+            self.steps_per_s = (s.steps - self.last_steps) as f64 / dt_wall;
+            self.last_steps = s.steps;
+            self.last_time = now;
+        }
+        let fraction = ((s.t - self.t_start) / (self.t_end - self.t_start)).clamp(0.0, 1.0);
+        let message = format!("t = {:.1} s  {:.0} steps/s  {} blocks", s.t, self.steps_per_s, s.active_blocks);
+        if let Some(bar) = &self.bar {
+            bar.set_position((fraction * 1000.0) as u64);
+            bar.set_message(message);
+        } else if self.plain && now.duration_since(self.last_line).as_secs_f64() > 5.0 {
+            let elapsed = self.started.elapsed().as_secs_f64();
+            let eta = if fraction > 0.0 { elapsed * (1.0 - fraction) / fraction } else { 0.0 };
+            eprintln!("[{:5.1}%] {message}  ETA {:.0} s", fraction * 100.0, eta);
+            self.last_line = now;
+        }
+    }
+
+    fn finish(&mut self, s: &Status) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if self.bar.is_none() && (self.plain || self.bar.is_some()) {
+            eprintln!("done: t = {:.3} s after {} steps in {:.1} s", s.t, s.steps, self.started.elapsed().as_secs_f64());
+        }
+    }
+}

@@ -1,0 +1,677 @@
+//! Turns a parsed scenario into a [`Model`]: terrain, initial water, friction, boundaries,
+//! forcing and gauges on the grid. Every problem is an [`InputError`] naming the key.
+
+use crate::error::InputError;
+use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
+use crate::io::ascii_grid::{read_ascii_grid, Raster};
+use crate::scenario::fields::{Field, Shape};
+use crate::scenario::model::{BcDef, BcKind, Gauge, Limiter, Model, Numerics, Series};
+use crate::scenario::series;
+use crate::scenario::spec::*;
+use std::path::Path;
+
+/// Largest grid we agree to build (cells): beyond this a typo in nx is likelier than intent.
+const MAX_CELLS: usize = 4_000_000_000;
+const MM_PER_H: f64 = 1.0 / 3.6e6;
+
+fn bad(key: &str, message: impl Into<String>) -> InputError {
+    InputError::new(message).at_key(key)
+}
+
+/// Geometry of the grid: cells and where they are.
+struct Frame {
+    nx: usize,
+    ny: usize,
+    dx: f64,
+    origin: (f64, f64),
+}
+
+impl Frame {
+    fn centre(&self, i: usize, j: usize) -> (f64, f64) {
+        (self.origin.0 + (i as f64 + 0.5) * self.dx, self.origin.1 + (j as f64 + 0.5) * self.dx)
+    }
+
+    fn cells(&self) -> impl Iterator<Item = (usize, f64, f64)> + '_ {
+        (0..self.ny).flat_map(move |j| {
+            (0..self.nx).map(move |i| {
+                let (x, y) = self.centre(i, j);
+                (i + self.nx * j, x, y)
+            })
+        })
+    }
+
+    /// Checks that a raster lies exactly on this grid.
+    fn check_matches(&self, r: &Raster, path: &Path) -> Result<(), InputError> {
+        let same = r.ncols == self.nx
+            && r.nrows == self.ny
+            && (r.cellsize - self.dx).abs() <= 1e-9 * self.dx
+            && (r.xll - self.origin.0).abs() <= 1e-6 * self.dx
+            && (r.yll - self.origin.1).abs() <= 1e-6 * self.dx;
+        if same {
+            Ok(())
+        } else {
+            Err(InputError::new(format!(
+                "expected a {}x{} grid of {} m cells from ({}, {}), found {}x{} of {} m from ({}, {})",
+                self.nx, self.ny, self.dx, self.origin.0, self.origin.1, r.ncols, r.nrows, r.cellsize, r.xll, r.yll
+            ))
+            .in_file(path))
+        }
+    }
+}
+
+/// Builds the model; `dir` resolves relative paths in the scenario.
+pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
+    let (frame, terrain_raster) = frame(spec, dir)?;
+    let elevation = terrain(&spec.terrain, &frame, terrain_raster.as_ref())?;
+    let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
+    let bed: Vec<f32> = elevation.iter().map(|z| (z - datum) as f32).collect();
+    let mut grid = BlockGrid::uniform(frame.nx, frame.ny);
+    let (depth, hu, hv) = initial(&spec.initial, &frame, &elevation, datum, &bed, dir)?;
+    let manning = friction(&spec.friction, &frame, dir)?;
+    let mut series_list = Vec::new();
+    let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
+    mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
+    let rain_series = match &spec.rain {
+        Some(rain) => Some(rain_series(rain, dir, &mut series_list)?),
+        None => None,
+    };
+    let gauges = gauges(&spec.gauges, &frame)?;
+    let numerics = numerics(spec)?;
+    let (output_times, gauge_times) = schedule(&spec.time, !gauges.is_empty())?;
+    Ok(Model {
+        name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
+        grid,
+        cell_size: frame.dx,
+        origin: frame.origin,
+        datum,
+        bed,
+        depth,
+        hu,
+        hv,
+        manning,
+        bc_edge,
+        bc_defs,
+        series: series_list,
+        rain_series,
+        gauges,
+        numerics,
+        t_start: spec.time.start,
+        t_end: spec.time.end,
+        output_times,
+        gauge_times,
+        write_rasters: spec.output.rasters,
+        write_png: spec.output.png,
+    })
+}
+
+fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<Raster>), InputError> {
+    if let TerrainSpec::Raster { path } = &spec.terrain {
+        if spec.domain.is_some() {
+            return Err(bad("domain", "remove [domain]: a terrain raster sets the grid itself"));
+        }
+        let raster = read_ascii_grid(&dir.join(path))?;
+        let frame = Frame {
+            nx: raster.ncols,
+            ny: raster.nrows,
+            dx: raster.cellsize,
+            origin: (raster.xll, raster.yll),
+        };
+        return Ok((frame, Some(raster)));
+    }
+    let d = spec
+        .domain
+        .as_ref()
+        .ok_or_else(|| bad("domain", "expected a [domain] table (cell_size, nx, ny) for synthetic terrain"))?;
+    if !(d.cell_size > 0.0 && d.cell_size.is_finite()) {
+        return Err(bad("domain.cell_size", format!("expected a positive size in metres, found {}", d.cell_size)));
+    }
+    if d.nx == 0 || d.ny == 0 || d.nx.saturating_mul(d.ny) > MAX_CELLS {
+        return Err(bad(
+            "domain.nx",
+            format!("expected 1 to {MAX_CELLS} cells in all, found nx = {}, ny = {}", d.nx, d.ny),
+        ));
+    }
+    Ok((Frame { nx: d.nx, ny: d.ny, dx: d.cell_size, origin: (d.origin[0], d.origin[1]) }, None))
+}
+
+fn terrain(spec: &TerrainSpec, frame: &Frame, raster: Option<&Raster>) -> Result<Vec<f64>, InputError> {
+    let field = match spec {
+        TerrainSpec::Flat { elevation } => Field::Constant(*elevation),
+        TerrainSpec::Expression { expression } => Field::parse_expression(expression, "terrain.expression")?,
+        TerrainSpec::Raster { path } => {
+            let r = raster.expect("raster terrain comes with its raster");
+            return raster_elevation(r, path);
+        }
+        TerrainSpec::Slope { elevation, slope_x, slope_y } => {
+            let (e, sx, sy, o) = (*elevation, *slope_x, *slope_y, frame.origin);
+            return Ok(frame.cells().map(|(_, x, y)| e + sx * (x - o.0) + sy * (y - o.1)).collect());
+        }
+        TerrainSpec::Bowl { center, radius, depth, elevation } => {
+            if *radius <= 0.0 {
+                return Err(bad("terrain.radius", format!("expected a positive radius, found {radius}")));
+            }
+            let (c, a, h0, e) = (*center, *radius, *depth, *elevation);
+            return Ok(frame
+                .cells()
+                .map(|(_, x, y)| {
+                    let r2 = (x - c[0]).powi(2) + (y - c[1]).powi(2);
+                    e + h0 * (r2 / (a * a) - 1.0)
+                })
+                .collect());
+        }
+    };
+    let z: Vec<f64> = frame.cells().map(|(_, x, y)| field.at(x, y)).collect();
+    if let Some((c, _)) = z.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        let (x, y) = frame.centre(c % frame.nx, c / frame.nx);
+        return Err(bad("terrain.expression", format!("not a finite elevation at x = {x}, y = {y}")));
+    }
+    Ok(z)
+}
+
+fn raster_elevation(r: &Raster, path: &Path) -> Result<Vec<f64>, InputError> {
+    let mut z = Vec::with_capacity(r.ncols * r.nrows);
+    for row in 0..r.nrows {
+        for col in 0..r.ncols {
+            let v = r.get(col, row);
+            if r.is_nodata(v) {
+                return Err(InputError::new(format!(
+                    "nodata or NaN elevation at column {}, row {} from the top: the terrain must cover every cell",
+                    col + 1,
+                    r.nrows - row
+                ))
+                .in_file(path));
+            }
+            z.push(v);
+        }
+    }
+    Ok(z)
+}
+
+/// Depth such that depth + bed == level exactly in f32, so a lake at rest is at rest to the
+/// last bit: the scheme then sees a flat surface with no round-off slope.
+pub fn depth_for_level(level: f32, bed: f32) -> f32 {
+    if level <= bed {
+        return 0.0;
+    }
+    let h = level - bed;
+    [h, h.next_up(), h.next_down(), h.next_up().next_up(), h.next_down().next_down()]
+        .into_iter()
+        .find(|&c| c >= 0.0 && c + bed == level)
+        .unwrap_or(h)
+}
+
+type Water = (Vec<f32>, Vec<f32>, Vec<f32>);
+
+/// What the initial conditions set in one cell.
+#[derive(Clone, Copy)]
+enum Water1 {
+    Level(f64),
+    Depth(f64),
+}
+
+fn initial(
+    spec: &InitialSpec,
+    frame: &Frame,
+    elevation: &[f64],
+    datum: f64,
+    bed: &[f32],
+    dir: &Path,
+) -> Result<Water, InputError> {
+    let n = frame.nx * frame.ny;
+    let mut water: Vec<Option<Water1>> = vec![None; n];
+    let mut u = vec![0.0f64; n];
+    let mut v = vec![0.0f64; n];
+    let everywhere = |_: f64, _: f64| true;
+    apply_water(&mut water, &mut u, &mut v, frame, &everywhere, spec.water_level.as_ref(), spec.depth.as_ref(), spec.u.as_ref(), spec.v.as_ref(), "initial")?;
+    for (k, region) in spec.regions.iter().enumerate() {
+        let key = format!("initial.region[{k}]");
+        let shape = region_shape(region, &key)?;
+        if region.water_level.is_none() && region.depth.is_none() {
+            return Err(bad(&key, "expected water_level or depth"));
+        }
+        let inside = |x: f64, y: f64| shape.contains(x, y);
+        apply_water(&mut water, &mut u, &mut v, frame, &inside, region.water_level.as_ref(), region.depth.as_ref(), region.u.as_ref(), region.v.as_ref(), &key)?;
+    }
+    if let Some(r) = &spec.raster {
+        let path = dir.join(&r.path);
+        let raster = read_ascii_grid(&path)?;
+        frame.check_matches(&raster, &path)?;
+        let as_level = match r.kind.as_str() {
+            "level" => true,
+            "depth" => false,
+            other => return Err(bad("initial.raster.kind", format!("expected \"depth\" or \"level\", found {other:?}"))),
+        };
+        for (c, w) in water.iter_mut().enumerate() {
+            let value = raster.get(c % frame.nx, c / frame.nx);
+            if !raster.is_nodata(value) {
+                *w = Some(if as_level { Water1::Level(value) } else { Water1::Depth(value) });
+            }
+        }
+    }
+    let mut depth = vec![0.0f32; n];
+    for c in 0..n {
+        depth[c] = match water[c] {
+            None => 0.0,
+            Some(Water1::Level(level)) => depth_for_level((level - datum) as f32, bed[c]),
+            Some(Water1::Depth(d)) if d < 0.0 => {
+                let (x, y) = frame.centre(c % frame.nx, c / frame.nx);
+                return Err(bad("initial.depth", format!("negative depth {d} m at x = {x}, y = {y}")));
+            }
+            Some(Water1::Depth(d)) => d as f32,
+        };
+        let _ = elevation;
+    }
+    let hu = (0..n).map(|c| (depth[c] as f64 * u[c]) as f32).collect();
+    let hv = (0..n).map(|c| (depth[c] as f64 * v[c]) as f32).collect();
+    Ok((depth, hu, hv))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_water(
+    water: &mut [Option<Water1>],
+    u: &mut [f64],
+    v: &mut [f64],
+    frame: &Frame,
+    inside: &dyn Fn(f64, f64) -> bool,
+    level: Option<&Value>,
+    depth: Option<&Value>,
+    uv_u: Option<&Value>,
+    uv_v: Option<&Value>,
+    key: &str,
+) -> Result<(), InputError> {
+    if level.is_some() && depth.is_some() {
+        return Err(bad(key, "give water_level or depth, not both"));
+    }
+    let level = level.map(|l| Field::parse(l, &format!("{key}.water_level"))).transpose()?;
+    let depth = depth.map(|d| Field::parse(d, &format!("{key}.depth"))).transpose()?;
+    let fu = uv_u.map(|f| Field::parse(f, &format!("{key}.u"))).transpose()?;
+    let fv = uv_v.map(|f| Field::parse(f, &format!("{key}.v"))).transpose()?;
+    for (c, x, y) in frame.cells() {
+        if !inside(x, y) {
+            continue;
+        }
+        if let Some(l) = &level {
+            water[c] = Some(Water1::Level(finite(l.at(x, y), &format!("{key}.water_level"), x, y)?));
+        }
+        if let Some(d) = &depth {
+            water[c] = Some(Water1::Depth(finite(d.at(x, y), &format!("{key}.depth"), x, y)?));
+        }
+        if let Some(f) = &fu {
+            u[c] = finite(f.at(x, y), &format!("{key}.u"), x, y)?;
+        }
+        if let Some(f) = &fv {
+            v[c] = finite(f.at(x, y), &format!("{key}.v"), x, y)?;
+        }
+    }
+    Ok(())
+}
+
+fn finite(value: f64, key: &str, x: f64, y: f64) -> Result<f64, InputError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(bad(key, format!("not a finite number at x = {x}, y = {y}")))
+    }
+}
+
+fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
+    let need = |what: &str| bad(key, format!("a {} region needs `{what}`", r.shape));
+    match r.shape.as_str() {
+        "circle" => {
+            let radius = r.radius.ok_or_else(|| need("radius"))?;
+            if radius <= 0.0 {
+                return Err(bad(&format!("{key}.radius"), format!("expected a positive radius, found {radius}")));
+            }
+            Ok(Shape::Circle { centre: r.center.ok_or_else(|| need("center"))?, radius })
+        }
+        "rectangle" => Ok(Shape::Rectangle { min: r.min.ok_or_else(|| need("min"))?, max: r.max.ok_or_else(|| need("max"))? }),
+        "polygon" => {
+            let points = r.points.clone().ok_or_else(|| need("points"))?;
+            if points.len() < 3 {
+                return Err(bad(&format!("{key}.points"), "expected at least 3 points"));
+            }
+            Ok(Shape::Polygon { points })
+        }
+        other => Err(bad(&format!("{key}.shape"), format!("expected \"circle\", \"rectangle\" or \"polygon\", found {other:?}"))),
+    }
+}
+
+fn friction(spec: &FrictionSpec, frame: &Frame, dir: &Path) -> Result<Vec<f32>, InputError> {
+    let n = frame.nx * frame.ny;
+    match (&spec.manning, &spec.raster) {
+        (Some(_), Some(_)) => Err(bad("friction", "give manning or raster, not both")),
+        (Some(m), None) if !(*m >= 0.0 && m.is_finite()) => {
+            Err(bad("friction.manning", format!("expected n >= 0 (s/m^(1/3)), found {m}")))
+        }
+        (Some(m), None) => Ok(vec![*m as f32; n]),
+        (None, None) => Ok(vec![0.0; n]),
+        (None, Some(path)) => {
+            let path = dir.join(path);
+            let r = read_ascii_grid(&path)?;
+            frame.check_matches(&r, &path)?;
+            let mut out = Vec::with_capacity(n);
+            for c in 0..n {
+                let value = r.get(c % frame.nx, c / frame.nx);
+                if r.is_nodata(value) || value < 0.0 {
+                    return Err(InputError::new(format!(
+                        "expected Manning n >= 0 everywhere, found {value} at column {}, row {} from the top",
+                        c % frame.nx + 1,
+                        frame.ny - c / frame.nx
+                    ))
+                    .in_file(&path));
+                }
+                out.push(value as f32);
+            }
+            Ok(out)
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Edge {
+    West,
+    East,
+    South,
+    North,
+}
+
+impl Edge {
+    fn parse(name: &str, key: &str) -> Result<Edge, InputError> {
+        match name {
+            "west" => Ok(Edge::West),
+            "east" => Ok(Edge::East),
+            "south" => Ok(Edge::South),
+            "north" => Ok(Edge::North),
+            other => Err(bad(key, format!("expected west, east, south or north, found {other:?}"))),
+        }
+    }
+    const ALL: [Edge; 4] = [Edge::West, Edge::East, Edge::South, Edge::North];
+}
+
+fn edge_kind(name: &str, key: &str) -> Result<BcKind, InputError> {
+    match name {
+        "wall" => Ok(BcKind::Wall),
+        "open" => Ok(BcKind::Open),
+        other => Err(bad(
+            key,
+            format!("expected \"wall\" or \"open\" (inflow and stage go in [[boundary.segment]]), found {other:?}"),
+        )),
+    }
+}
+
+/// Edge cell arrays (west, east, south, north) of boundary-condition indices.
+fn boundaries(
+    spec: &BoundarySpec,
+    frame: &Frame,
+    datum: f64,
+    dir: &Path,
+    series_list: &mut Vec<Series>,
+) -> Result<(Vec<u32>, Vec<BcDef>), InputError> {
+    let mut defs = vec![BcDef::plain(BcKind::Wall), BcDef::plain(BcKind::Open)];
+    let default = edge_kind(spec.default.as_deref().unwrap_or("wall"), "boundary.default")?;
+    let mut edges: Vec<Vec<u32>> = Vec::new();
+    for (edge, name, given) in [
+        (Edge::West, "west", &spec.west),
+        (Edge::East, "east", &spec.east),
+        (Edge::South, "south", &spec.south),
+        (Edge::North, "north", &spec.north),
+    ] {
+        let kind = match given {
+            Some(k) => edge_kind(k, &format!("boundary.{name}"))?,
+            None => default,
+        };
+        edges.push(vec![kind as u32; edge_length(edge, frame)]);
+    }
+    for (k, seg) in spec.segments.iter().enumerate() {
+        let key = format!("boundary.segment[{k}]");
+        let edge = Edge::parse(&seg.edge, &format!("{key}.edge"))?;
+        let cells = segment_cells(seg, edge, frame, &key)?;
+        let def = segment_def(seg, &key, cells.len(), frame.dx, datum, dir, series_list)?;
+        defs.push(def);
+        let id = (defs.len() - 1) as u32;
+        let slot = Edge::ALL.iter().position(|e| std::mem::discriminant(e) == std::mem::discriminant(&edge)).unwrap();
+        for c in cells {
+            edges[slot][c] = id;
+        }
+    }
+    Ok((edges.concat(), defs))
+}
+
+fn edge_length(edge: Edge, frame: &Frame) -> usize {
+    match edge {
+        Edge::West | Edge::East => frame.ny,
+        Edge::South | Edge::North => frame.nx,
+    }
+}
+
+/// Edge cells whose centres lie within [from, to] along the edge.
+fn segment_cells(seg: &SegmentSpec, edge: Edge, frame: &Frame, key: &str) -> Result<Vec<usize>, InputError> {
+    let n = edge_length(edge, frame);
+    let start = match edge {
+        Edge::West | Edge::East => frame.origin.1,
+        Edge::South | Edge::North => frame.origin.0,
+    };
+    let from = seg.from.unwrap_or(f64::NEG_INFINITY);
+    let to = seg.to.unwrap_or(f64::INFINITY);
+    if from >= to {
+        return Err(bad(key, format!("expected from < to, found from = {from}, to = {to}")));
+    }
+    let cells: Vec<usize> = (0..n)
+        .filter(|&c| {
+            let s = start + (c as f64 + 0.5) * frame.dx;
+            s >= from && s <= to
+        })
+        .collect();
+    if cells.is_empty() {
+        return Err(bad(
+            key,
+            format!(
+                "the segment [{from}, {to}] holds no cell centre of the {} edge, which runs from {start} to {}",
+                seg.edge,
+                start + n as f64 * frame.dx
+            ),
+        ));
+    }
+    Ok(cells)
+}
+
+fn segment_def(
+    seg: &SegmentSpec,
+    key: &str,
+    cells: usize,
+    dx: f64,
+    datum: f64,
+    dir: &Path,
+    series_list: &mut Vec<Series>,
+) -> Result<BcDef, InputError> {
+    let mut add = |spec: &SeriesSpec, k: &str| -> Result<u32, InputError> {
+        series_list.push(series::load(spec, k, dir, 1.0)?);
+        Ok((series_list.len() - 1) as u32)
+    };
+    match seg.kind.as_str() {
+        "inflow" => {
+            let q = seg.discharge.as_ref().ok_or_else(|| bad(key, "an inflow segment needs `discharge` (m³/s)"))?;
+            let id = add(q, &format!("{key}.discharge"))?;
+            if series_list[id as usize].values.iter().any(|&v| v < 0.0) {
+                return Err(bad(&format!("{key}.discharge"), "expected discharge >= 0 m³/s"));
+            }
+            // Q spreads evenly over the segment's cell faces.
+            Ok(BcDef { kind: BcKind::Inflow as u32, series: id, scale: (1.0 / (cells as f64 * dx)) as f32, offset: 0.0 })
+        }
+        "stage" => {
+            let level = seg.level.as_ref().ok_or_else(|| bad(key, "a stage segment needs `level` (m)"))?;
+            let id = add(level, &format!("{key}.level"))?;
+            Ok(BcDef { kind: BcKind::Stage as u32, series: id, scale: 1.0, offset: (-datum) as f32 })
+        }
+        "open" => Ok(BcDef::plain(BcKind::Open)),
+        "wall" => Ok(BcDef::plain(BcKind::Wall)),
+        other => Err(bad(
+            &format!("{key}.type"),
+            format!("expected \"inflow\", \"stage\", \"open\" or \"wall\", found {other:?}"),
+        )),
+    }
+}
+
+/// Blocks that hold an inflow or stage edge cell are launched every step, dry or not.
+fn mark_forced_blocks(grid: &mut BlockGrid, bc_edge: &[u32], defs: &[BcDef]) {
+    let (nx, ny) = (grid.nx, grid.ny);
+    let forced = |id: u32| {
+        let k = defs[id as usize].kind;
+        k == BcKind::Inflow as u32 || k == BcKind::Stage as u32
+    };
+    let mut cells = Vec::new();
+    for j in 0..ny {
+        if forced(bc_edge[j]) {
+            cells.push((0, j));
+        }
+        if forced(bc_edge[ny + j]) {
+            cells.push((nx - 1, j));
+        }
+    }
+    for i in 0..nx {
+        if forced(bc_edge[2 * ny + i]) {
+            cells.push((i, 0));
+        }
+        if forced(bc_edge[2 * ny + nx + i]) {
+            cells.push((i, ny - 1));
+        }
+    }
+    for (i, j) in cells {
+        let b = grid.block_of_cell(i, j);
+        grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
+    }
+}
+
+fn rain_series(rain: &RainSpec, dir: &Path, series_list: &mut Vec<Series>) -> Result<u32, InputError> {
+    let s = series::load(&rain.rate, "rain.rate", dir, MM_PER_H)?;
+    if s.values.iter().any(|&v| v < 0.0) {
+        return Err(bad("rain.rate", "expected a rain rate >= 0 mm/h"));
+    }
+    series_list.push(s);
+    Ok((series_list.len() - 1) as u32)
+}
+
+fn gauges(specs: &[GaugeSpec], frame: &Frame) -> Result<Vec<Gauge>, InputError> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            let i = ((g.x - frame.origin.0) / frame.dx).floor();
+            let j = ((g.y - frame.origin.1) / frame.dx).floor();
+            if i < 0.0 || j < 0.0 || i >= frame.nx as f64 || j >= frame.ny as f64 {
+                return Err(bad(
+                    &format!("gauge[{k}]"),
+                    format!("gauge {:?} at ({}, {}) lies outside the domain", g.name, g.x, g.y),
+                ));
+            }
+            Ok(Gauge { name: g.name.clone(), x: g.x, y: g.y, cell: (i as usize, j as usize) })
+        })
+        .collect()
+}
+
+fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
+    let d = Numerics::default();
+    let n = &spec.numerics;
+    let cfl = spec.time.cfl.unwrap_or(d.cfl);
+    if !(cfl > 0.0 && cfl <= 1.0) {
+        return Err(bad("time.cfl", format!("expected 0 < cfl <= 1, found {cfl}")));
+    }
+    let dt_max = spec.time.dt_max.unwrap_or(d.dt_max);
+    if !(dt_max > 0.0 && dt_max.is_finite()) {
+        return Err(bad("time.dt_max", format!("expected a positive time step (s), found {dt_max}")));
+    }
+    let gravity = n.gravity.unwrap_or(d.gravity);
+    if !(gravity > 0.0 && gravity.is_finite()) {
+        return Err(bad("numerics.gravity", format!("expected g > 0 (m/s²), found {gravity}")));
+    }
+    let dry_depth = n.dry_depth.unwrap_or(d.dry_depth);
+    if !(dry_depth > 0.0 && dry_depth < 1.0) {
+        return Err(bad("numerics.dry_depth", format!("expected 0 < dry_depth < 1 m, found {dry_depth}")));
+    }
+    let limiter = match n.limiter.as_deref().unwrap_or("minmod") {
+        "minmod" => Limiter::Minmod,
+        "van-albada" => Limiter::VanAlbada,
+        other => return Err(bad("numerics.limiter", format!("expected \"minmod\" or \"van-albada\", found {other:?}"))),
+    };
+    Ok(Numerics {
+        gravity,
+        cfl,
+        dt_max,
+        dry_depth,
+        limiter,
+        skip_dry_blocks: n.skip_dry_blocks.unwrap_or(d.skip_dry_blocks),
+        track_max_depth: spec.output.max_depth,
+    })
+}
+
+/// Output times (always ending at t_end) and gauge sample times.
+fn schedule(t: &TimeSpec, with_gauges: bool) -> Result<(Vec<f64>, Vec<f64>), InputError> {
+    if !(t.end > t.start) || !t.end.is_finite() {
+        return Err(bad("time.end", format!("expected an end time after time.start = {}, found {}", t.start, t.end)));
+    }
+    let mut outputs = match (&t.output_times, t.output_interval) {
+        (Some(_), Some(_)) => return Err(bad("time", "give output_times or output_interval, not both")),
+        (Some(list), None) => {
+            for (k, &v) in list.iter().enumerate() {
+                if v <= t.start || v > t.end {
+                    return Err(bad(
+                        "time.output_times",
+                        format!("output time {v} s lies outside (start, end] = ({}, {}]", t.start, t.end),
+                    ));
+                }
+                if k > 0 && v <= list[k - 1] {
+                    return Err(bad("time.output_times", format!("times must increase: {v} after {}", list[k - 1])));
+                }
+            }
+            list.clone()
+        }
+        (None, Some(dt)) => every(t, dt, "time.output_interval")?,
+        (None, None) => Vec::new(),
+    };
+    if outputs.last() != Some(&t.end) {
+        outputs.push(t.end);
+    }
+    let gauges = if with_gauges {
+        let dt = t.gauge_interval.unwrap_or((t.end - t.start) / 500.0);
+        every(t, dt, "time.gauge_interval")?
+    } else {
+        Vec::new()
+    };
+    Ok((outputs, gauges))
+}
+
+fn every(t: &TimeSpec, dt: f64, key: &str) -> Result<Vec<f64>, InputError> {
+    if !(dt > 0.0) {
+        return Err(bad(key, format!("expected a positive interval (s), found {dt}")));
+    }
+    let n = ((t.end - t.start) / dt + 1e-9).floor() as usize;
+    if n > 10_000_000 {
+        return Err(bad(key, format!("{n} output times is too many; expected a longer interval")));
+    }
+    let mut times: Vec<f64> = (1..=n).map(|k| t.start + k as f64 * dt).filter(|&v| v < t.end).collect();
+    times.push(t.end);
+    Ok(times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::NONE;
+    use crate::scenario::model::WALL_BED;
+
+    #[test]
+    fn level_and_bed_add_up_exactly() {
+        for (level, bed) in [(10.0f32, 0.1f32), (1.0, 0.3), (123.456, 7.89), (0.5, 0.49999)] {
+            let h = depth_for_level(level, bed);
+            assert_eq!(h + bed, level, "level {level} bed {bed}");
+            assert!((h - (level - bed)).abs() <= 4.0 * f32::EPSILON * level);
+        }
+        assert_eq!(depth_for_level(1.0, 2.0), 0.0);
+    }
+
+    #[test]
+    fn none_is_not_a_block() {
+        assert_eq!(NONE, u32::MAX);
+        assert!(WALL_BED > 1e5);
+    }
+}

@@ -1,0 +1,114 @@
+//! Fields over the grid from scenario values: numbers, expressions in x and y, shapes.
+
+use crate::error::InputError;
+use crate::scenario::spec::Value;
+use exmex::prelude::*;
+
+/// A value that can be evaluated at a point.
+pub enum Field {
+    Constant(f64),
+    Expression { expr: exmex::FlatEx<f64>, uses_x: bool, uses_y: bool },
+}
+
+impl Field {
+    /// Parses a scenario value; `key` names it in errors.
+    pub fn parse(value: &Value, key: &str) -> Result<Field, InputError> {
+        match value {
+            Value::Number(v) => Ok(Field::Constant(*v)),
+            Value::Expression(text) => Self::parse_expression(text, key),
+        }
+    }
+
+    pub fn parse_expression(text: &str, key: &str) -> Result<Field, InputError> {
+        let expr = exmex::parse::<f64>(text).map_err(|e| {
+            InputError::new(format!("expected an expression in x and y, got {text:?}: {e}")).at_key(key)
+        })?;
+        let names: Vec<String> = expr.var_names().to_vec();
+        if let Some(bad) = names.iter().find(|n| *n != "x" && *n != "y") {
+            return Err(InputError::new(format!(
+                "the expression {text:?} uses `{bad}`; only x and y (metres) are defined"
+            ))
+            .at_key(key));
+        }
+        let uses_x = names.iter().any(|n| n == "x");
+        let uses_y = names.iter().any(|n| n == "y");
+        Ok(Field::Expression { expr, uses_x, uses_y })
+    }
+
+    pub fn at(&self, x: f64, y: f64) -> f64 {
+        match self {
+            Field::Constant(v) => *v,
+            Field::Expression { expr, uses_x, uses_y } => {
+                // exmex orders variables alphabetically.
+                let result = match (uses_x, uses_y) {
+                    (true, true) => expr.eval(&[x, y]),
+                    (true, false) => expr.eval(&[x]),
+                    (false, true) => expr.eval(&[y]),
+                    (false, false) => expr.eval(&[]),
+                };
+                result.unwrap_or(f64::NAN)
+            }
+        }
+    }
+}
+
+/// A region of the plane.
+pub enum Shape {
+    Circle { centre: [f64; 2], radius: f64 },
+    Rectangle { min: [f64; 2], max: [f64; 2] },
+    Polygon { points: Vec<[f64; 2]> },
+}
+
+impl Shape {
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        match self {
+            Shape::Circle { centre, radius } => {
+                let (dx, dy) = (x - centre[0], y - centre[1]);
+                dx * dx + dy * dy <= radius * radius
+            }
+            Shape::Rectangle { min, max } => x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1],
+            Shape::Polygon { points } => point_in_polygon(points, x, y),
+        }
+    }
+}
+
+/// Even-odd rule.
+fn point_in_polygon(points: &[[f64; 2]], x: f64, y: f64) -> bool {
+    let mut inside = false;
+    let n = points.len();
+    for k in 0..n {
+        let [xa, ya] = points[k];
+        let [xb, yb] = points[(k + n - 1) % n];
+        if (ya > y) != (yb > y) && x < xa + (y - ya) * (xb - xa) / (yb - ya) {
+            inside = !inside;
+        }
+    }
+    inside
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions_in_x_and_y() {
+        let f = Field::parse(&Value::Expression("2*x + y^2".into()), "k").unwrap();
+        assert_eq!(f.at(1.0, 3.0), 11.0);
+        let f = Field::parse(&Value::Expression("y/2".into()), "k").unwrap();
+        assert_eq!(f.at(100.0, 3.0), 1.5);
+        let f = Field::parse(&Value::Expression("sin(0)+1".into()), "k").unwrap();
+        assert_eq!(f.at(0.0, 0.0), 1.0);
+        let e = Field::parse(&Value::Expression("x + z".into()), "terrain.expression").err().unwrap();
+        assert!(e.to_string().contains("`z`"), "{e}");
+        assert!(Field::parse(&Value::Expression("x +* 2".into()), "k").is_err());
+    }
+
+    #[test]
+    fn shapes() {
+        let square = Shape::Polygon { points: vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]] };
+        assert!(square.contains(1.0, 1.0));
+        assert!(!square.contains(3.0, 1.0));
+        let c = Shape::Circle { centre: [0.0, 0.0], radius: 1.0 };
+        assert!(c.contains(0.5, 0.5) && !c.contains(0.8, 0.8));
+    }
+}

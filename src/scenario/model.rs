@@ -1,0 +1,204 @@
+//! A scenario made concrete: every field on the grid, every boundary and series, ready to
+//! upload. The solver knows only this; the TOML format is the scenario module's business.
+
+use crate::grid::BlockGrid;
+use bytemuck::{Pod, Zeroable};
+
+/// Bed elevation of cells outside the domain (padding, nodata): a wall to the scheme.
+pub const WALL_BED: f32 = 1.0e6;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limiter {
+    Minmod,
+    VanAlbada,
+}
+
+#[derive(Clone, Debug)]
+pub struct Numerics {
+    pub gravity: f64,
+    pub cfl: f64,
+    pub dt_max: f64,
+    /// Below this depth (m) a cell carries no velocity.
+    pub dry_depth: f64,
+    pub limiter: Limiter,
+    /// Launch only wet blocks and their neighbours.
+    pub skip_dry_blocks: bool,
+    /// Keep the running maximum depth per cell.
+    pub track_max_depth: bool,
+}
+
+impl Default for Numerics {
+    fn default() -> Self {
+        Numerics {
+            gravity: 9.81,
+            cfl: 0.5,
+            dt_max: 10.0,
+            dry_depth: 1e-4,
+            limiter: Limiter::Minmod,
+            skip_dry_blocks: true,
+            track_max_depth: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum BcKind {
+    Wall = 0,
+    Open = 1,
+    Inflow = 2,
+    Stage = 3,
+}
+
+/// A boundary condition as the kernels read it (`BcDef` in `shaders/common.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct BcDef {
+    pub kind: u32,
+    pub series: u32,
+    /// The kernels use `series value * scale + offset`.
+    pub scale: f32,
+    pub offset: f32,
+}
+
+impl BcDef {
+    pub fn plain(kind: BcKind) -> Self {
+        BcDef { kind: kind as u32, series: crate::grid::NONE, scale: 1.0, offset: 0.0 }
+    }
+}
+
+/// A piecewise-linear time series, times strictly increasing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub times: Vec<f64>,
+    pub values: Vec<f64>,
+}
+
+impl Series {
+    pub fn constant(name: &str, value: f64) -> Self {
+        Series { name: name.into(), times: vec![0.0], values: vec![value] }
+    }
+
+    /// Linear interpolation, held constant beyond the ends (as the GPU does).
+    pub fn at(&self, t: f64) -> f64 {
+        let n = self.times.len();
+        if t <= self.times[0] || n == 1 {
+            return self.values[0];
+        }
+        if t >= self.times[n - 1] {
+            return self.values[n - 1];
+        }
+        let k = self.times.partition_point(|&x| x <= t);
+        let (t0, t1) = (self.times[k - 1], self.times[k]);
+        let w = (t - t0) / (t1 - t0);
+        self.values[k - 1] + w * (self.values[k] - self.values[k - 1])
+    }
+
+    /// Exact integral from a to b of the piecewise-linear series.
+    pub fn integral(&self, a: f64, b: f64) -> f64 {
+        let mut knots: Vec<f64> = vec![a];
+        knots.extend(self.times.iter().copied().filter(|&t| t > a && t < b));
+        knots.push(b);
+        knots.windows(2).map(|w| 0.5 * (self.at(w[0]) + self.at(w[1])) * (w[1] - w[0])).sum()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Gauge {
+    pub name: String,
+    pub x: f64,
+    pub y: f64,
+    /// Domain cell holding the gauge.
+    pub cell: (usize, usize),
+}
+
+/// Everything the solver needs, in domain layout (row-major, row 0 at the south edge).
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub grid: BlockGrid,
+    pub cell_size: f64,
+    /// Coordinates of the domain's south-west corner.
+    pub origin: (f64, f64),
+    /// Elevations are stored relative to this datum, so f32 keeps millimetres.
+    pub datum: f64,
+    /// Bed relative to the datum; [`WALL_BED`] outside the domain.
+    pub bed: Vec<f32>,
+    pub depth: Vec<f32>,
+    pub hu: Vec<f32>,
+    pub hv: Vec<f32>,
+    /// Manning's n per cell.
+    pub manning: Vec<f32>,
+    /// Boundary condition index per edge cell: west (ny), east (ny), south (nx), north (nx).
+    pub bc_edge: Vec<u32>,
+    pub bc_defs: Vec<BcDef>,
+    pub series: Vec<Series>,
+    /// Rain rate series, in m/s.
+    pub rain_series: Option<u32>,
+    pub gauges: Vec<Gauge>,
+    pub numerics: Numerics,
+    pub t_start: f64,
+    pub t_end: f64,
+    pub output_times: Vec<f64>,
+    pub gauge_times: Vec<f64>,
+    pub write_rasters: bool,
+    pub write_png: bool,
+}
+
+impl Model {
+    pub fn nx(&self) -> usize {
+        self.grid.nx
+    }
+    pub fn ny(&self) -> usize {
+        self.grid.ny
+    }
+
+    /// Whether cell (i, j) belongs to the domain (not nodata).
+    pub fn is_valid(&self, i: usize, j: usize) -> bool {
+        self.bed[i + self.nx() * j] < WALL_BED * 0.5
+    }
+
+    pub fn valid_cells(&self) -> usize {
+        self.bed.iter().filter(|&&z| z < WALL_BED * 0.5).count()
+    }
+
+    pub fn cell_area(&self) -> f64 {
+        self.cell_size * self.cell_size
+    }
+
+    /// Stored water volume (m³), summed in f64.
+    pub fn volume(&self, depth: &[f32]) -> f64 {
+        depth.iter().map(|&h| h as f64).sum::<f64>() * self.cell_area()
+    }
+
+    /// Offsets of the west, east, south and north edges in `bc_edge`.
+    pub fn edge_offsets(&self) -> [u32; 4] {
+        let (nx, ny) = (self.nx() as u32, self.ny() as u32);
+        [0, ny, 2 * ny, 2 * ny + nx]
+    }
+
+    /// Cell centre coordinates of cell (i, j).
+    pub fn cell_centre(&self, i: usize, j: usize) -> (f64, f64) {
+        (
+            self.origin.0 + (i as f64 + 0.5) * self.cell_size,
+            self.origin.1 + (j as f64 + 0.5) * self.cell_size,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_interpolates_and_integrates() {
+        let s = Series { name: "q".into(), times: vec![0.0, 10.0, 30.0], values: vec![0.0, 10.0, 0.0] };
+        assert_eq!(s.at(-5.0), 0.0);
+        assert_eq!(s.at(5.0), 5.0);
+        assert_eq!(s.at(20.0), 5.0);
+        assert_eq!(s.at(99.0), 0.0);
+        assert!((s.integral(0.0, 30.0) - 150.0).abs() < 1e-12);
+        assert!((s.integral(5.0, 20.0) - (37.5 + 75.0)).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,219 @@
+//! The scenario file as written by the user (TOML). Every key is documented in
+//! `docs/scenario.md`; unknown keys are errors, so a typo never passes silently.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub domain: Option<DomainSpec>,
+    pub terrain: TerrainSpec,
+    #[serde(default)]
+    pub initial: InitialSpec,
+    #[serde(default)]
+    pub friction: FrictionSpec,
+    #[serde(default)]
+    pub boundary: BoundarySpec,
+    pub rain: Option<RainSpec>,
+    #[serde(default, rename = "gauge")]
+    pub gauges: Vec<GaugeSpec>,
+    pub time: TimeSpec,
+    #[serde(default)]
+    pub numerics: NumericsSpec,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainSpec {
+    pub cell_size: f64,
+    pub nx: usize,
+    pub ny: usize,
+    #[serde(default)]
+    pub origin: [f64; 2],
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum TerrainSpec {
+    Flat {
+        #[serde(default)]
+        elevation: f64,
+    },
+    Slope {
+        #[serde(default)]
+        elevation: f64,
+        #[serde(default)]
+        slope_x: f64,
+        #[serde(default)]
+        slope_y: f64,
+    },
+    /// z = elevation + depth (r²/radius² − 1): a paraboloid, lowest at the centre.
+    Bowl {
+        center: [f64; 2],
+        radius: f64,
+        depth: f64,
+        #[serde(default)]
+        elevation: f64,
+    },
+    Expression {
+        expression: String,
+    },
+    Raster {
+        path: PathBuf,
+    },
+}
+
+/// A number, or an expression in x and y (metres).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    Number(f64),
+    Expression(String),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialSpec {
+    pub water_level: Option<Value>,
+    pub depth: Option<Value>,
+    pub u: Option<Value>,
+    pub v: Option<Value>,
+    #[serde(default, rename = "region")]
+    pub regions: Vec<RegionSpec>,
+    pub raster: Option<InitialRaster>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionSpec {
+    pub shape: String,
+    pub center: Option<[f64; 2]>,
+    pub radius: Option<f64>,
+    pub min: Option<[f64; 2]>,
+    pub max: Option<[f64; 2]>,
+    pub points: Option<Vec<[f64; 2]>>,
+    pub water_level: Option<Value>,
+    pub depth: Option<Value>,
+    pub u: Option<Value>,
+    pub v: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialRaster {
+    pub path: PathBuf,
+    /// "depth" or "level".
+    pub kind: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrictionSpec {
+    pub manning: Option<f64>,
+    pub raster: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundarySpec {
+    pub default: Option<String>,
+    pub west: Option<String>,
+    pub east: Option<String>,
+    pub south: Option<String>,
+    pub north: Option<String>,
+    #[serde(default, rename = "segment")]
+    pub segments: Vec<SegmentSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentSpec {
+    pub edge: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+    /// Inflow discharge (m³/s).
+    pub discharge: Option<SeriesSpec>,
+    /// Stage: water level (m, same datum as the terrain).
+    pub level: Option<SeriesSpec>,
+}
+
+/// A constant, a table, or two columns of a CSV file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SeriesSpec {
+    Constant(f64),
+    Table {
+        time: Vec<f64>,
+        value: Vec<f64>,
+    },
+    Csv {
+        csv: PathBuf,
+        time_column: Option<String>,
+        value_column: Option<String>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RainSpec {
+    /// mm/h.
+    pub rate: SeriesSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaugeSpec {
+    pub name: String,
+    pub x: f64,
+    pub y: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSpec {
+    #[serde(default)]
+    pub start: f64,
+    pub end: f64,
+    pub cfl: Option<f64>,
+    pub dt_max: Option<f64>,
+    pub output_interval: Option<f64>,
+    pub output_times: Option<Vec<f64>>,
+    pub gauge_interval: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumericsSpec {
+    pub gravity: Option<f64>,
+    pub limiter: Option<String>,
+    pub dry_depth: Option<f64>,
+    pub skip_dry_blocks: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    #[serde(default = "yes")]
+    pub rasters: bool,
+    #[serde(default = "yes")]
+    pub png: bool,
+    #[serde(default = "yes")]
+    pub max_depth: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { rasters: true, png: true, max_depth: true }
+    }
+}

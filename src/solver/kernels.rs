@@ -1,0 +1,112 @@
+//! The solver's pipelines: one bind group layout shared by every kernel, one pipeline per
+//! entry point of `shaders::SOLVER`.
+
+use crate::gpu::{shaders, Gpu};
+
+/// Binding numbers, as declared in `shaders/common.wgsl`.
+pub mod binding {
+    pub const PARAMS: u32 = 0;
+    pub const CONTROL: u32 = 1;
+    pub const SIM: u32 = 2;
+    pub const STATE_A: u32 = 3;
+    pub const STATE_B: u32 = 4;
+    pub const FRICTION: u32 = 5;
+    pub const BLOCKS: u32 = 6;
+    pub const NEIGHBOURS: u32 = 7;
+    pub const BLOCK_FLAGS: u32 = 8;
+    pub const ACTIVE_LIST: u32 = 9;
+    pub const BC_EDGE: u32 = 10;
+    pub const BC_DEFS: u32 = 11;
+    pub const SERIES_META: u32 = 12;
+    pub const SERIES_PTS: u32 = 13;
+    pub const FORCING: u32 = 14;
+    pub const BLOCK_VOLUME: u32 = 15;
+    pub const MAX_DEPTH: u32 = 16;
+    pub const COUNT: u32 = 17;
+}
+
+fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+        count: None,
+    }
+}
+
+fn is_uniform(b: u32) -> bool {
+    b == binding::PARAMS || b == binding::CONTROL
+}
+
+fn is_read_only(b: u32) -> bool {
+    use binding::*;
+    matches!(b, FRICTION | BLOCKS | NEIGHBOURS | BC_EDGE | BC_DEFS | SERIES_META | SERIES_PTS)
+}
+
+pub struct Kernels {
+    pub layout: wgpu::BindGroupLayout,
+    /// Group 1: the indirect dispatch arguments, for `finalize_step` alone.
+    pub dispatch_layout: wgpu::BindGroupLayout,
+    pub init_speeds: wgpu::ComputePipeline,
+    pub stage1: wgpu::ComputePipeline,
+    pub stage2: wgpu::ComputePipeline,
+    pub scan_blocks: wgpu::ComputePipeline,
+    pub finalize_step: wgpu::ComputePipeline,
+}
+
+impl Kernels {
+    pub fn new(gpu: &Gpu) -> Kernels {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..binding::COUNT)
+            .map(|b| {
+                let ty = if is_uniform(b) {
+                    wgpu::BufferBindingType::Uniform
+                } else {
+                    wgpu::BufferBindingType::Storage { read_only: is_read_only(b) }
+                };
+                buffer_entry(b, ty)
+            })
+            .collect();
+        let layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("solver"),
+            entries: &entries,
+        });
+        let dispatch_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("dispatch"),
+            entries: &[buffer_entry(0, wgpu::BufferBindingType::Storage { read_only: false })],
+        });
+        let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("solver"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let finalize_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("finalize"),
+            bind_group_layouts: &[Some(&layout), Some(&dispatch_layout)],
+            immediate_size: 0,
+        });
+        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("solver"),
+            source: wgpu::ShaderSource::Wgsl(shaders::SOLVER.into()),
+        });
+        let pipeline_in = |entry: &str, layout: &wgpu::PipelineLayout| {
+            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let pipeline = |entry: &str| pipeline_in(entry, &pipeline_layout);
+        Kernels {
+            init_speeds: pipeline("init_speeds"),
+            stage1: pipeline("stage1"),
+            stage2: pipeline("stage2"),
+            scan_blocks: pipeline("scan_blocks"),
+            finalize_step: pipeline_in("finalize_step", &finalize_layout),
+            layout,
+            dispatch_layout,
+        }
+    }
+}

@@ -1,0 +1,541 @@
+//! The time loop on one GPU.
+//!
+//! Each step is four dispatches in one compute pass: `stage1`, `stage2` (indirect, over the
+//! active blocks), `scan_blocks` (the dry-map) and `finalize_step` (clock, next dt, dispatch
+//! arguments). Many steps go into one submission; dt never leaves the GPU. The host only
+//! reads a small status record after each submission, through a ring of two mappable
+//! buffers, so the GPU works on the next batch while the host looks at the last one.
+
+pub mod kernels;
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::grid::NONE;
+use crate::scenario::model::{Limiter, Model, WALL_BED};
+use bytemuck::{Pod, Zeroable};
+use kernels::{binding, Kernels};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Minimal memory traffic of one cell update (one full Heun step), in bytes: each of the two
+/// stages must read h, hu, hv and z (16 B) and write h, hu, hv (12 B). Halo re-reads, the
+/// stage-2 read of U^n, friction and the running maximum come on top, so a kernel at this
+/// figure would be at the scheme's floor.
+pub const MIN_BYTES_PER_CELL_UPDATE: u64 = 2 * (16 + 12);
+
+const MAX_GROUPS_X: u32 = 65535;
+const FLAG_SKIP_DRY: u32 = 1;
+const FLAG_TRACK_MAX: u32 = 2;
+const FLAG_VAN_ALBADA: u32 = 4;
+const INF_BITS: u32 = 0x7f80_0000;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Params {
+    nx: u32,
+    ny: u32,
+    nblocks: u32,
+    flags: u32,
+    g: f32,
+    cfl: f32,
+    dx: f32,
+    dt_max: f32,
+    dry_depth: f32,
+    n_series: u32,
+    rain_series: u32,
+    edge_w: u32,
+    edge_e: u32,
+    edge_s: u32,
+    edge_n: u32,
+    scan_groups: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Control {
+    target_hi: f32,
+    target_lo: f32,
+    pad: [u32; 2],
+}
+
+/// Mirror of `Sim` in `shaders/common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct SimRecord {
+    t_hi: f32,
+    t_lo: f32,
+    dt: f32,
+    clamped: u32,
+    step_lo: u32,
+    step_hi: u32,
+    upd_lo: u32,
+    upd_hi: u32,
+    rain_hi: f32,
+    rain_lo: f32,
+    dispatched: u32,
+    all_active: u32,
+    dt_min_bits: u32,
+    scan_count: u32,
+    list_count: u32,
+    dt_cfl: f32,
+    done: u32,
+    pad: [u32; 3],
+}
+
+/// Splits an f64 into the double-f32 pair the GPU clock uses.
+pub fn split_f64(t: f64) -> (f32, f32) {
+    let hi = t as f32;
+    (hi, (t - hi as f64) as f32)
+}
+
+/// Where the run stands, as last read from the GPU.
+#[derive(Clone, Debug, Default)]
+pub struct Status {
+    pub t: f64,
+    /// The step the GPU will take next (0 when it sits on its target).
+    pub dt: f64,
+    pub steps: u64,
+    pub cell_updates: u64,
+    /// Rain depth fallen so far (m).
+    pub rain_depth: f64,
+    /// Blocks the next step launches.
+    pub active_blocks: u32,
+    pub at_target: bool,
+}
+
+impl Status {
+    fn from_record(r: &SimRecord) -> Status {
+        Status {
+            t: r.t_hi as f64 + r.t_lo as f64,
+            dt: r.dt as f64,
+            steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
+            cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
+            rain_depth: r.rain_hi as f64 + r.rain_lo as f64,
+            active_blocks: r.dispatched,
+            at_target: r.done == 1,
+        }
+    }
+}
+
+/// Depth and momentum of every domain cell, row-major from the south edge.
+pub struct Fields {
+    pub depth: Vec<f32>,
+    pub hu: Vec<f32>,
+    pub hv: Vec<f32>,
+}
+
+struct Buffers {
+    control: wgpu::Buffer,
+    sim: wgpu::Buffer,
+    state_a: wgpu::Buffer,
+    dispatch: wgpu::Buffer,
+    block_volume: wgpu::Buffer,
+    max_depth: wgpu::Buffer,
+    /// Kept alive for the bind group.
+    _rest: Vec<wgpu::Buffer>,
+}
+
+pub struct Simulation<'g> {
+    gpu: &'g Gpu,
+    kernels: Kernels,
+    bind_group: wgpu::BindGroup,
+    dispatch_group: wgpu::BindGroup,
+    buffers: Buffers,
+    ring: [wgpu::Buffer; 2],
+    next_slot: usize,
+    grid: crate::grid::BlockGrid,
+    nblocks: u32,
+    scan_groups: u32,
+    status: Status,
+    steps_per_batch: u32,
+    /// Host time spent encoding and submitting, and the steps it covered.
+    pub host_encode_s: f64,
+    pub host_encoded_steps: u64,
+}
+
+impl<'g> Simulation<'g> {
+    pub fn new(gpu: &'g Gpu, model: &Model) -> Result<Simulation<'g>> {
+        check_size(gpu, model)?;
+        let kernels = Kernels::new(gpu);
+        let nblocks = model.grid.nblocks() as u32;
+        let scan_groups = nblocks.div_ceil(256);
+        let (buffers, entries_buffers) = upload(gpu, model, scan_groups);
+        let entries: Vec<wgpu::BindGroupEntry> = entries_buffers
+            .iter()
+            .enumerate()
+            .map(|(b, buf)| wgpu::BindGroupEntry { binding: b as u32, resource: buf.as_entire_binding() })
+            .collect();
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("solver"),
+            layout: &kernels.layout,
+            entries: &entries,
+        });
+        let dispatch_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("dispatch"),
+            layout: &kernels.dispatch_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffers.dispatch.as_entire_binding() }],
+        });
+        let ring_buffer = || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("status"),
+                size: std::mem::size_of::<SimRecord>() as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let mut sim = Simulation {
+            gpu,
+            kernels,
+            bind_group,
+            dispatch_group,
+            buffers: Buffers { _rest: entries_buffers, ..buffers },
+            ring: [ring_buffer(), ring_buffer()],
+            next_slot: 0,
+            grid: model.grid.clone(),
+            nblocks,
+            scan_groups,
+            status: Status { t: model.t_start, ..Default::default() },
+            steps_per_batch: 4,
+            host_encode_s: 0.0,
+            host_encoded_steps: 0,
+        };
+        sim.initialise()?;
+        Ok(sim)
+    }
+
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    pub fn grid(&self) -> &crate::grid::BlockGrid {
+        &self.grid
+    }
+
+    /// Initial wave speeds, wet flags, active list and first dt, all on the GPU.
+    fn initialise(&mut self) -> Result<()> {
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_pipeline(&self.kernels.init_speeds);
+            let (x, y) = grid_2d(self.nblocks);
+            pass.dispatch_workgroups(x, y, 1);
+            pass.set_pipeline(&self.kernels.scan_blocks);
+            pass.dispatch_workgroups(self.scan_groups, 1, 1);
+            pass.set_pipeline(&self.kernels.finalize_step);
+            pass.set_bind_group(1, &self.dispatch_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        self.refresh_status()
+    }
+
+    fn refresh_status(&mut self) -> Result<()> {
+        let record: Vec<SimRecord> = self.gpu.read_buffer(&self.buffers.sim, 0, 1);
+        self.accept(&record[0])
+    }
+
+    fn accept(&mut self, r: &SimRecord) -> Result<()> {
+        if !r.dt.is_finite() || !r.dt_cfl.is_finite() || !r.t_hi.is_finite() {
+            return Err(Error::Gpu(format!(
+                "the solution diverged near t = {:.3} s (dt = {}): check the scenario's CFL and inputs",
+                r.t_hi, r.dt
+            )));
+        }
+        self.status = Status::from_record(r);
+        Ok(())
+    }
+
+    fn set_target(&self, t: f64) {
+        let (hi, lo) = split_f64(t);
+        let control = Control { target_hi: hi, target_lo: lo, pad: [0; 2] };
+        self.gpu.queue.write_buffer(&self.buffers.control, 0, bytemuck::bytes_of(&control));
+    }
+
+    fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
+        let k = &self.kernels;
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(1, &self.dispatch_group, &[]);
+        for _ in 0..n {
+            pass.set_pipeline(&k.stage1);
+            pass.dispatch_workgroups_indirect(&self.buffers.dispatch, 0);
+            pass.set_pipeline(&k.stage2);
+            pass.dispatch_workgroups_indirect(&self.buffers.dispatch, 0);
+            pass.set_pipeline(&k.scan_blocks);
+            pass.dispatch_workgroups_indirect(&self.buffers.dispatch, 12);
+            pass.set_pipeline(&k.finalize_step);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+    }
+
+    /// Records `n` steps and a copy of the status into the next ring slot.
+    fn submit_batch(&mut self, n: u32) -> (wgpu::SubmissionIndex, usize) {
+        let start = Instant::now();
+        let slot = self.next_slot;
+        self.next_slot = (slot + 1) % self.ring.len();
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        self.encode_steps(&mut encoder, n);
+        let size = std::mem::size_of::<SimRecord>() as u64;
+        encoder.copy_buffer_to_buffer(&self.buffers.sim, 0, &self.ring[slot], 0, size);
+        let index = self.gpu.queue.submit([encoder.finish()]);
+        self.ring[slot].map_async(wgpu::MapMode::Read, .., |r| r.expect("map the status buffer"));
+        self.host_encode_s += start.elapsed().as_secs_f64();
+        self.host_encoded_steps += n as u64;
+        (index, slot)
+    }
+
+    fn wait_batch(&mut self, index: wgpu::SubmissionIndex, slot: usize) -> Result<()> {
+        self.gpu
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+        let record: SimRecord = {
+            let view = self.ring[slot].get_mapped_range(..).expect("mapped status");
+            *bytemuck::from_bytes(&view)
+        };
+        self.ring[slot].unmap();
+        self.accept(&record)
+    }
+
+    /// Steps until the clock sits exactly on `target`, calling `progress` after each batch.
+    pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
+        if target <= self.status.t && self.status.at_target {
+            return Ok(());
+        }
+        self.set_target(target);
+        let mut in_flight: VecDeque<(wgpu::SubmissionIndex, usize, u32)> = VecDeque::new();
+        let mut batch_started = Instant::now();
+        loop {
+            let queued: u32 = in_flight.iter().map(|b| b.2).sum();
+            if in_flight.len() < self.ring.len() && (in_flight.is_empty() || self.steps_left(target) > queued as f64) {
+                let n = self.batch_size(target, queued);
+                let (index, slot) = self.submit_batch(n);
+                in_flight.push_back((index, slot, n));
+                continue;
+            }
+            let (index, slot, n) = in_flight.pop_front().expect("a batch in flight");
+            let steps_before = self.status.steps;
+            self.wait_batch(index, slot)?;
+            if std::env::var_os("QUADFLOOD_TRACE").is_some() {
+                eprintln!("batch of {n}: {:?}", self.status);
+            }
+            progress(&self.status);
+            self.tune_batch(n, self.status.steps - steps_before, batch_started.elapsed().as_secs_f64());
+            batch_started = Instant::now();
+            if self.status.at_target {
+                for (index, slot, _) in in_flight.drain(..) {
+                    self.wait_batch(index, slot)?;
+                }
+                // The GPU clock holds the target as a double-f32 pair; report the f64 the
+                // pair stands for.
+                self.status.t = target;
+                return Ok(());
+            }
+        }
+    }
+
+    /// Takes exactly `n` steps, with no target in sight (benchmarks).
+    pub fn run_steps(&mut self, n: u64) -> Result<()> {
+        self.set_target(f64::MAX / 4.0);
+        let mut left = n;
+        let mut in_flight: VecDeque<(wgpu::SubmissionIndex, usize)> = VecDeque::new();
+        while left > 0 || !in_flight.is_empty() {
+            if left > 0 && in_flight.len() < self.ring.len() {
+                let batch = left.min(self.steps_per_batch.max(64) as u64) as u32;
+                in_flight.push_back(self.submit_batch(batch));
+                left -= batch as u64;
+                continue;
+            }
+            let (index, slot) = in_flight.pop_front().expect("a batch in flight");
+            self.wait_batch(index, slot)?;
+        }
+        Ok(())
+    }
+
+    fn steps_left(&self, target: f64) -> f64 {
+        if self.status.dt <= 0.0 {
+            return 1.0;
+        }
+        ((target - self.status.t) / self.status.dt).ceil() + 1.0
+    }
+
+    fn batch_size(&self, target: f64, queued: u32) -> u32 {
+        let left = (self.steps_left(target) - queued as f64).max(1.0);
+        (left as u32).clamp(1, self.steps_per_batch)
+    }
+
+    /// Grows batches while they finish quickly, so that progress still comes a few times a
+    /// second but the host submits rarely.
+    fn tune_batch(&mut self, submitted: u32, ran: u64, wall_s: f64) {
+        if ran < submitted as u64 {
+            return; // cut short by the target: says nothing about speed
+        }
+        if wall_s < 0.1 {
+            self.steps_per_batch = (self.steps_per_batch * 2).min(1024);
+        } else if wall_s > 0.4 && self.steps_per_batch > 1 {
+            self.steps_per_batch /= 2;
+        }
+    }
+
+    /// Depth and momentum of every domain cell.
+    pub fn read_fields(&self) -> Fields {
+        let stored: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.state_a, 0, self.grid.stored_cells());
+        let domain = self.grid.from_storage(&stored);
+        Fields {
+            depth: domain.iter().map(|s| s[0]).collect(),
+            hu: domain.iter().map(|s| s[1]).collect(),
+            hv: domain.iter().map(|s| s[2]).collect(),
+        }
+    }
+
+    /// The running maximum depth per domain cell.
+    pub fn read_max_depth(&self) -> Vec<f32> {
+        let stored: Vec<f32> = self.gpu.read_buffer(&self.buffers.max_depth, 0, self.grid.stored_cells());
+        self.grid.from_storage(&stored)
+    }
+
+    /// (h, hu, hv) at the given domain cells.
+    pub fn read_cells(&self, cells: &[(usize, usize)]) -> Vec<[f32; 3]> {
+        cells
+            .iter()
+            .map(|&(i, j)| {
+                let offset = (self.grid.storage_index(i, j) * 16) as u64;
+                let s: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.state_a, offset, 1);
+                [s[0][0], s[0][1], s[0][2]]
+            })
+            .collect()
+    }
+
+    /// Volumes (m³) that entered and left through the domain edge so far, summed in f64.
+    pub fn edge_volumes(&self) -> (f64, f64) {
+        let v: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.block_volume, 0, self.nblocks as usize);
+        v.iter().fold((0.0, 0.0), |(vin, vout), b| {
+            (vin + b[0] as f64 + b[1] as f64, vout + b[2] as f64 + b[3] as f64)
+        })
+    }
+}
+
+fn grid_2d(count: u32) -> (u32, u32) {
+    (count.min(MAX_GROUPS_X), count.div_ceil(MAX_GROUPS_X))
+}
+
+fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
+    let bytes = (model.grid.stored_cells() * 16) as u64;
+    let limit = (gpu.limits.max_storage_buffer_binding_size as u64).min(gpu.limits.max_buffer_size);
+    if bytes > limit {
+        return Err(Error::Gpu(format!(
+            "the grid needs a {} MiB state buffer; {} allows {} MiB per binding",
+            bytes >> 20,
+            gpu.info.name,
+            limit >> 20
+        )));
+    }
+    Ok(())
+}
+
+fn params_of(model: &Model, scan_groups: u32) -> Params {
+    let n = &model.numerics;
+    let mut flags = 0;
+    if n.skip_dry_blocks {
+        flags |= FLAG_SKIP_DRY;
+    }
+    if n.track_max_depth {
+        flags |= FLAG_TRACK_MAX;
+    }
+    if n.limiter == Limiter::VanAlbada {
+        flags |= FLAG_VAN_ALBADA;
+    }
+    let [edge_w, edge_e, edge_s, edge_n] = model.edge_offsets();
+    Params {
+        nx: model.nx() as u32,
+        ny: model.ny() as u32,
+        nblocks: model.grid.nblocks() as u32,
+        flags,
+        g: n.gravity as f32,
+        cfl: n.cfl as f32,
+        dx: model.cell_size as f32,
+        dt_max: n.dt_max as f32,
+        dry_depth: n.dry_depth as f32,
+        n_series: model.series.len() as u32,
+        rain_series: model.rain_series.unwrap_or(NONE),
+        edge_w,
+        edge_e,
+        edge_s,
+        edge_n,
+        scan_groups,
+    }
+}
+
+fn initial_record(model: &Model) -> SimRecord {
+    let (t_hi, t_lo) = split_f64(model.t_start);
+    SimRecord {
+        t_hi,
+        t_lo,
+        dt: -1.0, // tells finalize_step that the initial scan ran, with nothing to advance
+        all_active: 1,
+        dispatched: model.grid.nblocks() as u32,
+        dt_min_bits: INF_BITS,
+        dt_cfl: model.numerics.dt_max as f32,
+        ..Default::default()
+    }
+}
+
+/// Creates every buffer, in binding order, and returns the ones the host touches again.
+fn upload(gpu: &Gpu, model: &Model, scan_groups: u32) -> (Buffers, Vec<wgpu::Buffer>) {
+    use wgpu::BufferUsages as U;
+    let grid = &model.grid;
+    let nb = grid.nblocks();
+    let state: Vec<[f32; 4]> = (0..model.nx() * model.ny())
+        .map(|c| [model.depth[c], model.hu[c], model.hv[c], model.bed[c]])
+        .collect();
+    let state = grid.to_storage(&state, [0.0, 0.0, 0.0, WALL_BED]);
+    let g = model.numerics.gravity as f32;
+    let gn2: Vec<f32> = model.manning.iter().map(|n| g * n * n).collect();
+    let (meta, pts) = pack_series(model);
+    let (t_hi, t_lo) = split_f64(model.t_start);
+    let control = Control { target_hi: t_hi, target_lo: t_lo, pad: [0; 2] };
+    let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
+    let all = vec![
+        gpu.buffer_with("params", &[params_of(model, scan_groups)], U::UNIFORM | U::COPY_DST),
+        gpu.buffer_with("control", &[control], U::UNIFORM | U::COPY_DST),
+        gpu.buffer_with("sim", &[initial_record(model)], storage),
+        gpu.buffer_with("state_a", &state, storage),
+        gpu.buffer_with("state_b", &state, storage),
+        gpu.buffer_with("friction", &grid.to_storage(&gn2, 0.0), storage),
+        gpu.buffer_with("blocks", &grid.blocks, storage),
+        gpu.buffer_with("neighbours", &grid.neighbours, storage),
+        gpu.buffer_with("block_flags", &vec![0u32; 2 * nb], storage),
+        gpu.buffer_with("active_list", &vec![0u32; nb], storage),
+        gpu.buffer_with("bc_edge", &model.bc_edge, storage),
+        gpu.buffer_with("bc_defs", &model.bc_defs, storage),
+        gpu.buffer_with("series_meta", &meta, storage),
+        gpu.buffer_with("series_pts", &pts, storage),
+        gpu.buffer_with("forcing", &vec![[0.0f32; 2]; model.series.len()], storage),
+        gpu.buffer_with("block_volume", &vec![[0.0f32; 4]; nb], storage),
+        gpu.buffer_with("max_depth", &grid.to_storage(&model.depth, 0.0), storage),
+    ];
+    debug_assert_eq!(all.len() as u32, binding::COUNT);
+    let pick = |b: u32| all[b as usize].clone();
+    let dispatch = gpu.buffer_with("dispatch", &[0u32; 6], storage | U::INDIRECT);
+    let buffers = Buffers {
+        control: pick(binding::CONTROL),
+        sim: pick(binding::SIM),
+        state_a: pick(binding::STATE_A),
+        dispatch,
+        block_volume: pick(binding::BLOCK_VOLUME),
+        max_depth: pick(binding::MAX_DEPTH),
+        _rest: Vec::new(),
+    };
+    (buffers, all)
+}
+
+fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
+    let mut meta = Vec::new();
+    let mut pts = Vec::new();
+    for s in &model.series {
+        meta.push([pts.len() as u32, s.times.len() as u32]);
+        pts.extend(s.times.iter().zip(&s.values).map(|(&t, &v)| [t as f32, v as f32]));
+    }
+    (meta, pts)
+}
