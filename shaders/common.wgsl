@@ -56,6 +56,10 @@ struct Params {
     edge_s: u32,
     edge_n: u32,
     scan_groups: u32,   // workgroups of the dry-map kernel
+    one: f32,           // 1.0, opaque to the compiler: see dfloat.wgsl
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // What the host changes between submissions.

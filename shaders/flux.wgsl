@@ -12,7 +12,7 @@
 const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
 const FACE_ROW: i32 = 17;
 
-var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, z) over the block and its halo
+var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block and its halo
 var<workgroup> xface: array<vec4<f32>, 272>;  // face west of (li, lj): li + 17 lj
 var<workgroup> yface: array<vec4<f32>, 272>;  // face south of (li, lj): lj + 17 li
 var<workgroup> wg_block: u32;
@@ -23,11 +23,15 @@ fn tile_index(li: i32, lj: i32) -> i32 {
     return (li + HALO) + (lj + HALO) * TILE;
 }
 
+// (h, u, v, eta) from the stored (h, hu, hv, z). The tile holds the free surface eta rather
+// than the bed: a value loaded from memory is opaque to the compiler, so on a lake at rest
+// every eta difference is an exact zero instead of a reassociated (h1 + z1) - (h2 + z2).
 fn to_primitive(s: vec4<f32>) -> vec4<f32> {
+    let eta = s.x + s.w;
     if (s.x > params.dry_depth) {
-        return vec4<f32>(s.x, s.y / s.x, s.z / s.x, s.w);
+        return vec4<f32>(s.x, s.y / s.x, s.z / s.x, eta);
     }
-    return vec4<f32>(s.x, 0.0, 0.0, s.w);
+    return vec4<f32>(s.x, 0.0, 0.0, eta);
 }
 
 // Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
@@ -96,8 +100,10 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, nor
             return s;
         }
         case BC_STAGE: {
-            let h = max(0.0, bc_value(bc, stage) - nearest.w);
-            return vec4<f32>(h, select(0.0, nearest.y, h > params.dry_depth), select(0.0, nearest.z, h > params.dry_depth), nearest.w);
+            let z = nearest.w - nearest.x;
+            let h = max(0.0, bc_value(bc, stage) - z);
+            let wet = h > params.dry_depth;
+            return vec4<f32>(h, select(0.0, nearest.y, wet), select(0.0, nearest.z, wet), z + h);
         }
         default: {
             // Open edges copy the edge cell (zero gradient); inflow edges do too, since
@@ -387,8 +393,8 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
         if (stage != 0u && (info.flags & BLOCK_ON_EDGE) != 0u) {
             let flow = edge_discharge(info) * (0.5 * sim.dt);
             var acc = block_volume[b];
-            let vin = df_add(acc.xy, flow.x);
-            let vout = df_add(acc.zw, flow.y);
+            let vin = df_add(acc.xy, flow.x, params.one);
+            let vout = df_add(acc.zw, flow.y, params.one);
             block_volume[b] = vec4<f32>(vin, vout);
         }
     }

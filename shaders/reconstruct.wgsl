@@ -1,6 +1,6 @@
 // Second-order face states: MUSCL slopes with a limiter, then the hydrostatic reconstruction
-// of Audusse et al. (2004) at the face, then HLLC. Cells are (h, un, ut, z), already turned
-// so that un is normal to the face.
+// of Audusse et al. (2004) at the face, then HLLC. Cells are (h, un, ut, eta), already
+// turned so that un is normal to the face; the bed is eta - h.
 //
 // The momentum flux is returned split per side as D = F - g/2 h*^2, where h* is that side's
 // hydrostatic depth. The cell update then reads
@@ -25,12 +25,9 @@ fn slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
     if (m.x <= hd || c.x <= hd || p.x <= hd) {
         return vec4<f32>(0.0);
     }
-    let eta_m = m.x + m.w;
-    let eta_c = c.x + c.w;
-    let eta_p = p.x + p.w;
     return vec4<f32>(
         limit(c.x - m.x, p.x - c.x),
-        limit(eta_c - eta_m, eta_p - eta_c),
+        limit(c.w - m.w, p.w - c.w),
         limit(c.y - m.y, p.y - c.y),
         limit(c.z - m.z, p.z - c.z),
     );
@@ -43,11 +40,11 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
     let sl = slopes(l2, l1, r1);
     let sr = slopes(l1, r1, r2);
     let h_l = l1.x + 0.5 * sl.x;
-    let eta_l = (l1.x + l1.w) + 0.5 * sl.y;
+    let eta_l = l1.w + 0.5 * sl.y;
     let u_l = l1.y + 0.5 * sl.z;
     let v_l = l1.z + 0.5 * sl.w;
     let h_r = r1.x - 0.5 * sr.x;
-    let eta_r = (r1.x + r1.w) - 0.5 * sr.y;
+    let eta_r = r1.w - 0.5 * sr.y;
     let u_r = r1.y - 0.5 * sr.z;
     let v_r = r1.z - 0.5 * sr.w;
     let z_face = max(eta_l - h_l, eta_r - h_r);

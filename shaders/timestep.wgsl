@@ -11,7 +11,7 @@ fn advance_clock(dt: f32) {
         sim.t_hi = control.target_hi;
         sim.t_lo = control.target_lo;
     } else {
-        let t = df_add(vec2<f32>(sim.t_hi, sim.t_lo), dt);
+        let t = df_add(vec2<f32>(sim.t_hi, sim.t_lo), dt, params.one);
         sim.t_hi = t.x;
         sim.t_lo = t.y;
     }
@@ -27,14 +27,14 @@ fn advance_clock(dt: f32) {
     sim.upd_lo = lo;
     if (params.rain_series != NONE) {
         let f = forcing[params.rain_series];
-        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), 0.5 * dt * (f.x + f.y));
+        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), 0.5 * dt * (f.x + f.y), params.one);
         sim.rain_hi = r.x;
         sim.rain_lo = r.y;
     }
 }
 
 fn next_dt() -> f32 {
-    let remaining = df_diff(vec2<f32>(control.target_hi, control.target_lo), vec2<f32>(sim.t_hi, sim.t_lo));
+    let remaining = df_diff(vec2<f32>(control.target_hi, control.target_lo), vec2<f32>(sim.t_hi, sim.t_lo), params.one);
     let dt = min(sim.dt_cfl, params.dt_max);
     sim.clamped = 0u;
     sim.done = 0u;

@@ -64,9 +64,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let (frame, terrain_raster) = frame(spec, dir)?;
     let elevation = terrain(&spec.terrain, &frame, terrain_raster.as_ref())?;
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
-    let bed: Vec<f32> = elevation.iter().map(|z| (z - datum) as f32).collect();
+    let mut bed: Vec<f32> = elevation.iter().map(|z| (z - datum) as f32).collect();
     let mut grid = BlockGrid::uniform(frame.nx, frame.ny);
-    let (depth, hu, hv) = initial(&spec.initial, &frame, &elevation, datum, &bed, dir)?;
+    let (depth, hu, hv) = initial(&spec.initial, &frame, datum, &mut bed, dir)?;
     let manning = friction(&spec.friction, &frame, dir)?;
     let mut series_list = Vec::new();
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
@@ -188,16 +188,25 @@ fn raster_elevation(r: &Raster, path: &Path) -> Result<Vec<f64>, InputError> {
 }
 
 /// Depth such that depth + bed == level exactly in f32, so a lake at rest is at rest to the
-/// last bit: the scheme then sees a flat surface with no round-off slope.
-pub fn depth_for_level(level: f32, bed: f32) -> f32 {
+/// last bit: the scheme then sees a flat surface with no round-off slope. Returns None when
+/// no f32 depth does it (rounding ties can make every sum miss the level).
+pub fn exact_depth(level: f32, bed: f32) -> Option<f32> {
     if level <= bed {
-        return 0.0;
+        return Some(0.0);
     }
     let h = level - bed;
     [h, h.next_up(), h.next_down(), h.next_up().next_up(), h.next_down().next_down()]
         .into_iter()
         .find(|&c| c >= 0.0 && c + bed == level)
-        .unwrap_or(h)
+}
+
+/// Depth and bed for a water level: the bed moves by an ulp (tens of nanometres) when
+/// that is what it takes for depth + bed to equal the level exactly.
+pub fn depth_for_level(level: f32, bed: f32) -> (f32, f32) {
+    [bed, bed.next_up(), bed.next_down()]
+        .into_iter()
+        .find_map(|z| exact_depth(level, z).map(|h| (h, z)))
+        .unwrap_or((level - bed, bed))
 }
 
 type Water = (Vec<f32>, Vec<f32>, Vec<f32>);
@@ -212,9 +221,8 @@ enum Water1 {
 fn initial(
     spec: &InitialSpec,
     frame: &Frame,
-    elevation: &[f64],
     datum: f64,
-    bed: &[f32],
+    bed: &mut [f32],
     dir: &Path,
 ) -> Result<Water, InputError> {
     let n = frame.nx * frame.ny;
@@ -252,14 +260,17 @@ fn initial(
     for c in 0..n {
         depth[c] = match water[c] {
             None => 0.0,
-            Some(Water1::Level(level)) => depth_for_level((level - datum) as f32, bed[c]),
+            Some(Water1::Level(level)) => {
+                let (h, z) = depth_for_level((level - datum) as f32, bed[c]);
+                bed[c] = z;
+                h
+            }
             Some(Water1::Depth(d)) if d < 0.0 => {
                 let (x, y) = frame.centre(c % frame.nx, c / frame.nx);
                 return Err(bad("initial.depth", format!("negative depth {d} m at x = {x}, y = {y}")));
             }
             Some(Water1::Depth(d)) => d as f32,
         };
-        let _ = elevation;
     }
     let hu = (0..n).map(|c| (depth[c] as f64 * u[c]) as f32).collect();
     let hv = (0..n).map(|c| (depth[c] as f64 * v[c]) as f32).collect();
@@ -661,12 +672,15 @@ mod tests {
 
     #[test]
     fn level_and_bed_add_up_exactly() {
-        for (level, bed) in [(10.0f32, 0.1f32), (1.0, 0.3), (123.456, 7.89), (0.5, 0.49999)] {
-            let h = depth_for_level(level, bed);
-            assert_eq!(h + bed, level, "level {level} bed {bed}");
+        // The last pair has no exact depth on its own bed: a rounding tie in every sum.
+        for (level, bed) in [(10.0f32, 0.1f32), (1.0, 0.3), (123.456, 7.89), (0.5, 0.49999), (1.2978085, 0.262932)] {
+            let (h, z) = depth_for_level(level, bed);
+            assert_eq!(h + z, level, "level {level} bed {bed}");
             assert!((h - (level - bed)).abs() <= 4.0 * f32::EPSILON * level);
+            assert!((z - bed).abs() <= f32::EPSILON * bed);
         }
-        assert_eq!(depth_for_level(1.0, 2.0), 0.0);
+        assert!(exact_depth(1.2978085, 0.262932).is_none());
+        assert_eq!(depth_for_level(1.0, 2.0), (0.0, 2.0));
     }
 
     #[test]

@@ -48,6 +48,9 @@ struct Params {
     edge_s: u32,
     edge_n: u32,
     scan_groups: u32,
+    /// 1.0, read at run time so the compiler cannot fold the double-f32 arithmetic.
+    one: f32,
+    pad: [u32; 3],
 }
 
 #[repr(C)]
@@ -147,6 +150,7 @@ pub struct Simulation<'g> {
     nblocks: u32,
     scan_groups: u32,
     status: Status,
+    target: Option<f64>,
     steps_per_batch: u32,
     /// Host time spent encoding and submitting, and the steps it covered.
     pub host_encode_s: f64,
@@ -195,6 +199,7 @@ impl<'g> Simulation<'g> {
             nblocks,
             scan_groups,
             status: Status { t: model.t_start, ..Default::default() },
+            target: None,
             steps_per_batch: 4,
             host_encode_s: 0.0,
             host_encoded_steps: 0,
@@ -246,10 +251,28 @@ impl<'g> Simulation<'g> {
         Ok(())
     }
 
-    fn set_target(&self, t: f64) {
+    /// Moves the target the GPU clock runs to. A clock sitting on its old target has
+    /// planned an idle step, so it plans again at once rather than wasting a step.
+    fn set_target(&mut self, t: f64) {
+        if self.target == Some(t) {
+            return;
+        }
+        self.target = Some(t);
         let (hi, lo) = split_f64(t);
         let control = Control { target_hi: hi, target_lo: lo, pad: [0; 2] };
         self.gpu.queue.write_buffer(&self.buffers.control, 0, bytemuck::bytes_of(&control));
+        if self.status.at_target {
+            let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                pass.set_bind_group(1, &self.dispatch_group, &[]);
+                pass.set_pipeline(&self.kernels.finalize_step);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+            self.gpu.queue.submit([encoder.finish()]);
+            self.status.at_target = false;
+        }
     }
 
     fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
@@ -464,6 +487,8 @@ fn params_of(model: &Model, scan_groups: u32) -> Params {
         edge_s,
         edge_n,
         scan_groups,
+        one: 1.0,
+        pad: [0; 3],
     }
 }
 

@@ -1,0 +1,32 @@
+//! Helpers shared by the validation tests: build a scenario from TOML text, run it on the
+//! default adapter (lavapipe in CI) and read the fields back.
+#![allow(dead_code)]
+
+use quadflood::gpu::Gpu;
+use quadflood::scenario::model::Model;
+use quadflood::solver::{Fields, Simulation};
+use std::sync::OnceLock;
+
+/// One device for every test in a binary: opening lavapipe costs time.
+pub fn gpu() -> &'static Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::open(None).expect("a GPU adapter (install mesa-vulkan-drivers for lavapipe)"))
+}
+
+pub fn model(toml: &str) -> Model {
+    quadflood::scenario::from_str(toml, std::path::Path::new(".")).expect("a valid scenario")
+}
+
+/// Runs the model to `t` and returns the fields and the simulation's status.
+pub fn run_to(model: &Model, t: f64) -> (Fields, quadflood::solver::Status) {
+    let mut sim = Simulation::new(gpu(), model).expect("a simulation");
+    sim.advance_to(t, &mut |_| {}).expect("the run");
+    (sim.read_fields(), sim.status().clone())
+}
+
+/// Takes exactly n steps.
+pub fn run_steps(model: &Model, n: u64) -> (Fields, quadflood::solver::Status) {
+    let mut sim = Simulation::new(gpu(), model).expect("a simulation");
+    sim.run_steps(n).expect("the run");
+    (sim.read_fields(), sim.status().clone())
+}
