@@ -108,7 +108,10 @@ pub fn dam_break_model(n: usize) -> Model {
         series: Vec::new(),
         rain_series: None,
         gauges: Vec::new(),
-        numerics: Numerics { track_max_depth: false, ..Numerics::default() },
+        numerics: Numerics {
+            track_max_depth: false,
+            ..Numerics::default()
+        },
         t_start: 0.0,
         t_end: 1e9,
         output_times: Vec::new(),
@@ -150,7 +153,14 @@ pub fn run(gpu: &Gpu, n: usize, steps: u64) -> Result<BenchResult> {
 pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
     let d = &gpu.device;
     let usage = wgpu::BufferUsages::STORAGE;
-    let make = |label| d.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: bytes, usage, mapped_at_creation: false });
+    let make = |label| {
+        d.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
     let (src, dst) = (make("copy src"), make("copy dst"));
     let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("copy"),
@@ -168,8 +178,14 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
         label: Some("copy"),
         layout: &pipeline.get_bind_group_layout(0),
         entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: src.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: dst.as_entire_binding() },
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: src.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: dst.as_entire_binding(),
+            },
         ],
     });
     let groups = (bytes / 16).div_ceil(256) as u32;
@@ -185,7 +201,8 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
             }
         }
         gpu.queue.submit([encoder.finish()]);
-        d.poll(wgpu::PollType::wait_indefinitely()).expect("wait for the copy kernel");
+        d.poll(wgpu::PollType::wait_indefinitely())
+            .expect("wait for the copy kernel");
     };
     pass_once(2);
     let reps = if gpu.is_cpu() { 5 } else { 50 };

@@ -17,7 +17,11 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(message: impl Into<String>) -> Self {
-        InputError { file: None, key: None, message: message.into() }
+        InputError {
+            file: None,
+            key: None,
+            message: message.into(),
+        }
     }
     pub fn in_file(mut self, file: impl AsRef<Path>) -> Self {
         self.file = Some(file.as_ref().to_path_buf());

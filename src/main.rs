@@ -9,7 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "quadflood", version, about = "2D shallow-water flood solver on GPU block grids (WGSL through wgpu)")]
+#[command(
+    name = "quadflood",
+    version,
+    about = "2D shallow-water flood solver on GPU block grids (WGSL through wgpu)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -62,7 +66,12 @@ fn main() -> ExitCode {
 
 fn dispatch(command: Command) -> Result<()> {
     match command {
-        Command::Run { scenario, out, adapter, quiet } => {
+        Command::Run {
+            scenario,
+            out,
+            adapter,
+            quiet,
+        } => {
             let model = scenario::load(&scenario)?;
             let gpu = Gpu::open(adapter.as_deref())?;
             if !quiet {
@@ -76,8 +85,19 @@ fn dispatch(command: Command) -> Result<()> {
                     gpu.describe()
                 );
             }
-            let progress = if quiet { Progress::Quiet } else { Progress::Auto };
-            let summary = run::run(&gpu, &model, &RunOptions { out_dir: out.clone(), progress })?;
+            let progress = if quiet {
+                Progress::Quiet
+            } else {
+                Progress::Auto
+            };
+            let summary = run::run(
+                &gpu,
+                &model,
+                &RunOptions {
+                    out_dir: out.clone(),
+                    progress,
+                },
+            )?;
             if !quiet {
                 println!(
                     "{} steps to t = {:.3} s in {:.2} s ({:.3e} cell updates/s); mass error {:.2e}; max depth {:.3} m; results in {}",
@@ -109,14 +129,22 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Info => info(),
-        Command::Bench { n, steps, adapter, json } => {
+        Command::Bench {
+            n,
+            steps,
+            adapter,
+            json,
+        } => {
             let gpu = Gpu::open(adapter.as_deref())?;
             let n = n.unwrap_or_else(|| bench::default_n(&gpu));
             let result = bench::run(&gpu, n, steps)?;
             println!("{}", result.report());
             if let Some(path) = json {
-                std::fs::write(&path, serde_json::to_string_pretty(&result.to_json()).unwrap_or_default())
-                    .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+                std::fs::write(
+                    &path,
+                    serde_json::to_string_pretty(&result.to_json()).unwrap_or_default(),
+                )
+                .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
             }
             Ok(())
         }
@@ -126,12 +154,17 @@ fn dispatch(command: Command) -> Result<()> {
 fn info() -> Result<()> {
     let adapters = device::adapters();
     if adapters.is_empty() {
-        return Err(device::choose_adapter(None).err().unwrap_or(Error::NoAdapter("none found".into())));
+        return Err(device::choose_adapter(None)
+            .err()
+            .unwrap_or(Error::NoAdapter("none found".into())));
     }
     for a in adapters {
         let i = a.get_info();
         let l = a.limits();
-        println!("{} ({:?}, {:?}), driver {} {}", i.name, i.backend, i.device_type, i.driver, i.driver_info);
+        println!(
+            "{} ({:?}, {:?}), driver {} {}",
+            i.name, i.backend, i.device_type, i.driver, i.driver_info
+        );
         println!(
             "  storage binding {} MiB, buffer {} MiB, workgroup memory {} KiB, {} invocations per workgroup, timestamps: {}",
             l.max_storage_buffer_binding_size >> 20,

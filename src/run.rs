@@ -42,7 +42,8 @@ impl Summary {
     /// (final − initial − in + out − rain) / (initial + in + rain).
     pub fn mass_error_rel(&self) -> f64 {
         let expected = self.mass_initial + self.mass_inflow - self.mass_outflow + self.mass_rain;
-        (self.mass_final - expected) / (self.mass_initial + self.mass_inflow + self.mass_rain).max(1e-300)
+        (self.mass_final - expected)
+            / (self.mass_initial + self.mass_inflow + self.mass_rain).max(1e-300)
     }
 }
 
@@ -65,12 +66,16 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     let mut reporter = Reporter::new(model, opts.progress);
     let gauge_cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
     if !model.gauges.is_empty() {
-        gauges.record(model, model.t_start, &sim.read_cells(&gauge_cells)).map_err(|e| io_err(dir, e))?;
+        gauges
+            .record(model, model.t_start, &sim.read_cells(&gauge_cells))
+            .map_err(|e| io_err(dir, e))?;
     }
     for target in targets(model) {
         sim.advance_to(target, &mut |s| reporter.update(s))?;
         if model.gauge_times.contains(&target) {
-            gauges.record(model, target, &sim.read_cells(&gauge_cells)).map_err(|e| io_err(dir, e))?;
+            gauges
+                .record(model, target, &sim.read_cells(&gauge_cells))
+                .map_err(|e| io_err(dir, e))?;
         }
         if model.output_times.contains(&target) {
             write_outputs(dir, model, &sim, target)?;
@@ -83,7 +88,8 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
         let m = sim.read_max_depth();
         outputs::write_max_depth(dir, model, &m).map_err(|e| io_err(dir, e))?;
         if model.write_png {
-            outputs::write_depth_png(dir, "max_depth.png", "maximum depth".into(), model, &m).map_err(Error::Io)?;
+            outputs::write_depth_png(dir, "max_depth.png", "maximum depth".into(), model, &m)
+                .map_err(Error::Io)?;
         }
         m
     } else {
@@ -105,13 +111,19 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
         json: serde_json::Value::Null,
     };
     summary.json = summary_json(gpu, model, &summary);
-    outputs::write_json_atomic(&summary_path, &summary.json).map_err(|e| io_err(&summary_path, e))?;
+    outputs::write_json_atomic(&summary_path, &summary.json)
+        .map_err(|e| io_err(&summary_path, e))?;
     Ok(summary)
 }
 
 /// Every time the run must stop at: outputs and gauge samples, in order.
 fn targets(model: &Model) -> Vec<f64> {
-    let mut t: Vec<f64> = model.output_times.iter().chain(&model.gauge_times).copied().collect();
+    let mut t: Vec<f64> = model
+        .output_times
+        .iter()
+        .chain(&model.gauge_times)
+        .copied()
+        .collect();
     t.sort_by(|a, b| a.partial_cmp(b).unwrap());
     t.dedup();
     t
@@ -127,7 +139,14 @@ fn write_outputs(dir: &Path, model: &Model, sim: &Simulation, t: f64) -> Result<
     }
     if model.write_png {
         let name = format!("depth_{}.png", outputs::time_label(t));
-        outputs::write_depth_png(dir, &name, format!("depth  t = {t:.1} s"), model, &fields.depth).map_err(Error::Io)?;
+        outputs::write_depth_png(
+            dir,
+            &name,
+            format!("depth  t = {t:.1} s"),
+            model,
+            &fields.depth,
+        )
+        .map_err(Error::Io)?;
     }
     Ok(())
 }
@@ -210,13 +229,20 @@ impl Reporter {
             self.last_time = now;
         }
         let fraction = ((s.t - self.t_start) / (self.t_end - self.t_start)).clamp(0.0, 1.0);
-        let message = format!("t = {:.1} s  {:.0} steps/s  {} blocks", s.t, self.steps_per_s, s.active_blocks);
+        let message = format!(
+            "t = {:.1} s  {:.0} steps/s  {} blocks",
+            s.t, self.steps_per_s, s.active_blocks
+        );
         if let Some(bar) = &self.bar {
             bar.set_position((fraction * 1000.0) as u64);
             bar.set_message(message);
         } else if self.plain && now.duration_since(self.last_line).as_secs_f64() > 5.0 {
             let elapsed = self.started.elapsed().as_secs_f64();
-            let eta = if fraction > 0.0 { elapsed * (1.0 - fraction) / fraction } else { 0.0 };
+            let eta = if fraction > 0.0 {
+                elapsed * (1.0 - fraction) / fraction
+            } else {
+                0.0
+            };
             eprintln!("[{:5.1}%] {message}  ETA {:.0} s", fraction * 100.0, eta);
             self.last_line = now;
         }
@@ -227,7 +253,12 @@ impl Reporter {
             bar.finish_and_clear();
         }
         if self.bar.is_none() && (self.plain || self.bar.is_some()) {
-            eprintln!("done: t = {:.3} s after {} steps in {:.1} s", s.t, s.steps, self.started.elapsed().as_secs_f64());
+            eprintln!(
+                "done: t = {:.3} s after {} steps in {:.1} s",
+                s.t,
+                s.steps,
+                self.started.elapsed().as_secs_f64()
+            );
         }
     }
 }

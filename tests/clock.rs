@@ -30,7 +30,10 @@ fn accumulate_on_gpu(dt: f32, dispatches: u32, steps_each: u32) -> f64 {
     let bind_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
     });
     let mut encoder = d.create_command_encoder(&Default::default());
     {

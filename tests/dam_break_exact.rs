@@ -14,7 +14,11 @@ const G: f64 = 9.81;
 /// A channel one block wide, walls all round (the waves stay clear of the ends until T).
 fn channel(n: usize, h_right: f64) -> String {
     let dx = LENGTH / n as f64;
-    let right = if h_right > 0.0 { format!("water_level = {h_right}") } else { String::new() };
+    let right = if h_right > 0.0 {
+        format!("water_level = {h_right}")
+    } else {
+        String::new()
+    };
     format!(
         r#"
 [domain]
@@ -48,7 +52,9 @@ fn l1_error(n: usize, h_right: f64, exact: &dyn Fn(f64) -> f64) -> f64 {
     assert_eq!(status.t, T);
     let dx = LENGTH / n as f64;
     let row = 8 * n;
-    (0..n).map(|i| (f.depth[row + i] as f64 - exact((i as f64 + 0.5) * dx)).abs() * dx).sum()
+    (0..n)
+        .map(|i| (f.depth[row + i] as f64 - exact((i as f64 + 0.5) * dx)).abs() * dx)
+        .sum()
 }
 
 /// The L1 error of a discontinuous solution can at best fall in proportion to dx: the jump
@@ -62,16 +68,28 @@ fn converges(name: &str, h_right: f64, exact: &dyn Fn(f64) -> f64) {
         println!("{name}: n = {n:4}, L1 depth error {e:.5} m²");
     }
     for k in 1..errors.len() {
-        assert!(errors[k] < 0.6 * errors[k - 1], "{name}: error did not fall from n = {} to {}", grids[k - 1], grids[k]);
+        assert!(
+            errors[k] < 0.6 * errors[k - 1],
+            "{name}: error did not fall from n = {} to {}",
+            grids[k - 1],
+            grids[k]
+        );
     }
     let dx = LENGTH / *grids.last().unwrap() as f64;
     let finest = *errors.last().unwrap();
-    assert!(finest < 0.6 * dx, "{name}: L1 error {finest} m² at dx = {dx} m exceeds 0.6 dx");
+    assert!(
+        finest < 0.6 * dx,
+        "{name}: L1 error {finest} m² at dx = {dx} m exceeds 0.6 dx"
+    );
 }
 
 #[test]
 fn ritter_dry_bed() {
-    let r = Ritter { g: G, h_left: H_LEFT, x_dam: DAM };
+    let r = Ritter {
+        g: G,
+        h_left: H_LEFT,
+        x_dam: DAM,
+    };
     converges("Ritter", 0.0, &|x| r.depth(x, T));
 }
 

@@ -42,13 +42,31 @@ fn skipping_dry_blocks_changes_nothing_and_saves_work() {
     let (b, sb) = common::run_steps(&everything, 400);
     assert_eq!(sa.t.to_bits(), sb.t.to_bits(), "same clock");
     for c in 0..a.depth.len() {
-        assert_eq!(a.depth[c].to_bits(), b.depth[c].to_bits(), "depth differs at cell {c}");
-        assert_eq!(a.hu[c].to_bits(), b.hu[c].to_bits(), "hu differs at cell {c}");
-        assert_eq!(a.hv[c].to_bits(), b.hv[c].to_bits(), "hv differs at cell {c}");
+        assert_eq!(
+            a.depth[c].to_bits(),
+            b.depth[c].to_bits(),
+            "depth differs at cell {c}"
+        );
+        assert_eq!(
+            a.hu[c].to_bits(),
+            b.hu[c].to_bits(),
+            "hu differs at cell {c}"
+        );
+        assert_eq!(
+            a.hv[c].to_bits(),
+            b.hv[c].to_bits(),
+            "hv differs at cell {c}"
+        );
     }
-    println!("cell updates: {} with skipping, {} without", sa.cell_updates, sb.cell_updates);
+    println!(
+        "cell updates: {} with skipping, {} without",
+        sa.cell_updates, sb.cell_updates
+    );
     assert_eq!(sb.cell_updates, 400 * 80 * 256);
-    assert!(10 * sa.cell_updates < 7 * sb.cell_updates, "skipping should save work");
+    assert!(
+        10 * sa.cell_updates < 7 * sb.cell_updates,
+        "skipping should save work"
+    );
     // The water spread: the test covers a moving front, not a static puddle.
     let wet = a.depth.iter().filter(|&&h| h > 0.0).count();
     assert!(wet > 2 * 314, "only {wet} wet cells");

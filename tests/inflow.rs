@@ -38,6 +38,12 @@ fn stored_volume_matches_the_hydrograph() {
     let (inflow, outflow) = sim.edge_volumes();
     println!("stored {stored} m3, hydrograph {expected} m3, counted in {inflow}, out {outflow}");
     assert_eq!(outflow, 0.0);
-    assert!((stored - expected).abs() / expected < 1e-4, "stored {stored} vs {expected}");
-    assert!((inflow - expected).abs() / expected < 1e-4, "counted inflow {inflow} vs {expected}");
+    assert!(
+        (stored - expected).abs() / expected < 1e-4,
+        "stored {stored} vs {expected}"
+    );
+    assert!(
+        (inflow - expected).abs() / expected < 1e-4,
+        "counted inflow {inflow} vs {expected}"
+    );
 }

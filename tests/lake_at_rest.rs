@@ -28,7 +28,10 @@ end = 1e6
 #[test]
 fn lake_at_rest_stays_at_rest_for_1000_steps() {
     let model = common::model(LAKE);
-    assert!(model.depth.iter().any(|&h| h == 0.0), "the island must stick out of the lake");
+    assert!(
+        model.depth.iter().any(|&h| h == 0.0),
+        "the island must stick out of the lake"
+    );
     let (f, status) = common::run_steps(&model, 1000);
     assert_eq!(status.steps, 1000);
     let mut max_speed = 0.0f32;
@@ -49,5 +52,8 @@ fn lake_at_rest_stays_at_rest_for_1000_steps() {
     println!("max speed {max_speed:e} m/s, max level error {max_level_error:e} m");
     assert!(max_speed < 1e-5, "max |u|, |v| = {max_speed} m/s");
     // f32 holds a level near 1 m to 6e-8 m; the datum shift adds a little more.
-    assert!(max_level_error < 1e-5, "max level error {max_level_error} m");
+    assert!(
+        max_level_error < 1e-5,
+        "max level error {max_level_error} m"
+    );
 }

@@ -39,13 +39,19 @@ end = 1e6
 #[test]
 fn closed_box_conserves_mass_over_2000_steps() {
     let model = common::model(&dam_break("wall"));
-    assert!(model.depth.iter().any(|&h| h == 0.0), "the box must have dry ground");
+    assert!(
+        model.depth.iter().any(|&h| h == 0.0),
+        "the box must have dry ground"
+    );
     let before = model.volume(&model.depth);
     let (f, status) = common::run_steps(&model, 2000);
     assert_eq!(status.steps, 2000);
     let after = model.volume(&f.depth);
     let error = (after - before).abs() / before;
-    println!("mass before {before} m3, after {after} m3, relative error {error:e}, t = {} s", status.t);
+    println!(
+        "mass before {before} m3, after {after} m3, relative error {error:e}, t = {} s",
+        status.t
+    );
     assert!(error < 1e-5, "relative mass error {error:e}");
     assert!(f.depth.iter().all(|&h| h >= 0.0));
 }
@@ -60,7 +66,10 @@ fn open_edge_outflow_is_accounted() {
     let (inflow, outflow) = sim.edge_volumes();
     println!("before {before}, after {after}, in {inflow}, out {outflow}");
     // A zero-gradient edge lets a little water back in when waves reflect there.
-    assert!(outflow > 0.1 * before, "water must leave through the open edge: {outflow} m3");
+    assert!(
+        outflow > 0.1 * before,
+        "water must leave through the open edge: {outflow} m3"
+    );
     let error = (after + outflow - inflow - before).abs() / before;
     assert!(error < 1e-5, "relative mass balance error {error:e}");
 }

@@ -40,7 +40,9 @@ fn circular_dam_break_is_symmetric() {
     for j in 0..N {
         for i in 0..N {
             rot = rot.max((h(i, j) - h(N - 1 - j, i)).abs());
-            mirror = mirror.max((h(i, j) - h(N - 1 - i, j)).abs()).max((h(i, j) - h(i, N - 1 - j)).abs());
+            mirror = mirror
+                .max((h(i, j) - h(N - 1 - i, j)).abs())
+                .max((h(i, j) - h(i, N - 1 - j)).abs());
         }
     }
     println!("max depth difference: rotation {rot:e} m, mirror {mirror:e} m");

@@ -8,7 +8,14 @@ use quadflood::exact::ThackerPlanar;
 const N: usize = 128;
 
 fn bowl() -> ThackerPlanar {
-    ThackerPlanar { g: 9.81, a: 1.0, h0: 0.1, eta: 0.5, xc: 2.0, yc: 2.0 }
+    ThackerPlanar {
+        g: 9.81,
+        a: 1.0,
+        h0: 0.1,
+        eta: 0.5,
+        xc: 2.0,
+        yc: 2.0,
+    }
 }
 
 fn scenario(b: &ThackerPlanar) -> String {
@@ -66,7 +73,10 @@ fn planar_surface_after_one_period() {
         }
     }
     let rel = err / total;
-    println!("t = {} s ({} steps): relative L1 depth error {rel:.4}, max {max_err:.4} m", status.t, status.steps);
+    println!(
+        "t = {} s ({} steps): relative L1 depth error {rel:.4}, max {max_err:.4} m",
+        status.t, status.steps
+    );
     // The shoreline is where the error lives: a first-order front sweeping the bowl leaves a
     // film and clips the cap's edge. With 32 cells across the cap's radius, a front error of
     // one cell around the perimeter is ~2 dx / a ≈ 6% of the volume; bound the L1 error at 5%

@@ -50,7 +50,10 @@ pub fn choose_adapter(filter: Option<&str>) -> Result<wgpu::Adapter> {
             .into_iter()
             .find(|a| a.get_info().name.to_lowercase().contains(&want))
             .ok_or_else(|| {
-                Error::NoAdapter(format!("no adapter name contains {filter:?}; found: {}", names.join(", ")))
+                Error::NoAdapter(format!(
+                    "no adapter name contains {filter:?}; found: {}",
+                    names.join(", ")
+                ))
             });
     }
     all.sort_by_key(|a| rank(a.get_info().device_type));
@@ -75,12 +78,21 @@ impl Gpu {
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&desc))
             .map_err(|e| Error::Gpu(format!("cannot open {}: {e}", info.name)))?;
-        Ok(Gpu { device, queue, info, limits, features })
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            features,
+        })
     }
 
     /// "name (backend, kind)", as reports print it.
     pub fn describe(&self) -> String {
-        format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
     }
 
     pub fn is_cpu(&self) -> bool {

@@ -11,14 +11,20 @@ use wgpu::util::DeviceExt;
 impl Gpu {
     /// A storage buffer holding `data`. Bindings may not be empty, so an empty slice gets
     /// one zeroed element.
-    pub fn buffer_with<T: Pod>(&self, label: &str, data: &[T], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    pub fn buffer_with<T: Pod>(
+        &self,
+        label: &str,
+        data: &[T],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
         let zero = [T::zeroed()];
         let contents: &[T] = if data.is_empty() { &zero } else { data };
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytemuck::cast_slice(contents),
-            usage,
-        })
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::cast_slice(contents),
+                usage,
+            })
     }
 
     /// Copies `count` elements from `offset` (bytes) of `buffer` back to the host and waits.
@@ -47,7 +53,9 @@ impl Gpu {
 
     /// Maps a MAP_READ buffer whose copy has been submitted, blocking until it is ready.
     pub fn map_and_wait(&self, buffer: &wgpu::Buffer) {
-        buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("map a readback buffer"));
+        buffer.map_async(wgpu::MapMode::Read, .., |r| {
+            r.expect("map a readback buffer")
+        });
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .expect("wait for the GPU");

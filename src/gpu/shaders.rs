@@ -25,15 +25,22 @@ pub const COPY: &str = shader!("copy.wgsl");
 pub const CLOCK_CHECK: &str = shader!("dfloat.wgsl", "clock_check.wgsl");
 
 /// All modules with their names, for validation.
-pub const ALL: [(&str, &str); 3] = [("solver", SOLVER), ("copy", COPY), ("clock_check", CLOCK_CHECK)];
+pub const ALL: [(&str, &str); 3] = [
+    ("solver", SOLVER),
+    ("copy", COPY),
+    ("clock_check", CLOCK_CHECK),
+];
 
 /// Parses and validates a module with naga, returning naga's own message on failure.
 pub fn validate(name: &str, source: &str) -> Result<naga::Module, String> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-        .validate(&module)
-        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
     Ok(module)
 }
 
@@ -53,8 +60,18 @@ mod tests {
     #[test]
     fn solver_has_its_entry_points() {
         let module = validate("solver", SOLVER).unwrap();
-        let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
-        for expected in ["init_speeds", "stage1", "stage2", "scan_blocks", "finalize_step"] {
+        let names: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        for expected in [
+            "init_speeds",
+            "stage1",
+            "stage2",
+            "scan_blocks",
+            "finalize_step",
+        ] {
             assert!(names.contains(&expected), "missing entry point {expected}");
         }
     }

@@ -82,7 +82,14 @@ impl BlockGrid {
                 neighbours.extend(uniform_neighbours(bi, bj, bx, by));
             }
         }
-        BlockGrid { nx, ny, bx, by, blocks, neighbours }
+        BlockGrid {
+            nx,
+            ny,
+            bx,
+            by,
+            blocks,
+            neighbours,
+        }
     }
 
     pub fn nblocks(&self) -> usize {
@@ -165,7 +172,10 @@ mod tests {
         assert_eq!((g.bx, g.by), (2, 3));
         let field: Vec<u32> = (0..20 * 33).collect();
         let stored = g.to_storage(&field, u32::MAX);
-        assert_eq!(stored.iter().filter(|&&v| v == u32::MAX).count(), 6 * 256 - 20 * 33);
+        assert_eq!(
+            stored.iter().filter(|&&v| v == u32::MAX).count(),
+            6 * 256 - 20 * 33
+        );
         assert_eq!(g.from_storage(&stored), field);
     }
 
@@ -188,7 +198,11 @@ mod tests {
             assert_eq!(g.neighbour(b, Slot::N1), NONE);
         }
         // A corner block has three neighbours, an interior one eight.
-        let count = |b: usize| (0..NB_SLOTS).filter(|&s| g.neighbours[b * NB_SLOTS + s] != NONE).count();
+        let count = |b: usize| {
+            (0..NB_SLOTS)
+                .filter(|&s| g.neighbours[b * NB_SLOTS + s] != NONE)
+                .count()
+        };
         assert_eq!(count(0), 3);
         assert_eq!(count(g.bx + 1), 8);
     }
@@ -196,7 +210,11 @@ mod tests {
     #[test]
     fn edge_flags() {
         let g = BlockGrid::uniform(48, 48);
-        let edge: Vec<bool> = g.blocks.iter().map(|b| b.flags & BLOCK_ON_EDGE != 0).collect();
+        let edge: Vec<bool> = g
+            .blocks
+            .iter()
+            .map(|b| b.flags & BLOCK_ON_EDGE != 0)
+            .collect();
         assert_eq!(edge.iter().filter(|&&e| !e).count(), 1);
         assert!(!edge[4]);
         // 33 cells: the second block's halo reaches cell 33, past the edge.

@@ -19,8 +19,24 @@ pub struct Raster {
 }
 
 impl Raster {
-    pub fn new(ncols: usize, nrows: usize, xll: f64, yll: f64, cellsize: f64, nodata: Option<f64>, fill: f64) -> Self {
-        Raster { ncols, nrows, xll, yll, cellsize, nodata, data: vec![fill; ncols * nrows] }
+    pub fn new(
+        ncols: usize,
+        nrows: usize,
+        xll: f64,
+        yll: f64,
+        cellsize: f64,
+        nodata: Option<f64>,
+        fill: f64,
+    ) -> Self {
+        Raster {
+            ncols,
+            nrows,
+            xll,
+            yll,
+            cellsize,
+            nodata,
+            data: vec![fill; ncols * nrows],
+        }
     }
 
     pub fn get(&self, col: usize, row: usize) -> f64 {
@@ -37,6 +53,17 @@ impl Raster {
     }
 }
 
+const HEADER_KEYS: [&str; 8] = [
+    "ncols",
+    "nrows",
+    "xllcorner",
+    "xllcenter",
+    "yllcorner",
+    "yllcenter",
+    "cellsize",
+    "nodata_value",
+];
+
 /// Header values, by lower-case key.
 struct Header {
     ncols: usize,
@@ -52,32 +79,54 @@ fn parse_header(tokens: &mut Tokens, path: &Path) -> Result<Header, InputError> 
     let mut values: Vec<(String, f64, String)> = Vec::new();
     while let Some((line, word)) = tokens.peek() {
         let key = word.to_ascii_lowercase();
-        if !key.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            break;
+        if !HEADER_KEYS.contains(&key.as_str()) {
+            break; // the first value ("nan" included)
         }
         tokens.next();
-        let (_, raw) = tokens.next().ok_or_else(|| fail(&key, format!("line {line}: expected a value")))?;
-        let v = raw.parse::<f64>().map_err(|_| fail(&key, format!("line {line}: expected a number, found {raw:?}")))?;
+        let (_, raw) = tokens
+            .next()
+            .ok_or_else(|| fail(&key, format!("line {line}: expected a value")))?;
+        let v = raw.parse::<f64>().map_err(|_| {
+            fail(
+                &key,
+                format!("line {line}: expected a number, found {raw:?}"),
+            )
+        })?;
         values.push((key, v, raw.to_string()));
     }
-    let get = |names: &[&str]| values.iter().find(|(k, _, _)| names.contains(&k.as_str())).map(|(_, v, _)| *v);
+    let get = |names: &[&str]| {
+        values
+            .iter()
+            .find(|(k, _, _)| names.contains(&k.as_str()))
+            .map(|(_, v, _)| *v)
+    };
     let count = |key: &str| -> Result<usize, InputError> {
         let v = get(&[key]).ok_or_else(|| fail(key, "missing from the header".into()))?;
         if v < 1.0 || v.fract() != 0.0 {
-            return Err(fail(key, format!("expected a positive whole number, found {v}")));
+            return Err(fail(
+                key,
+                format!("expected a positive whole number, found {v}"),
+            ));
         }
         Ok(v as usize)
     };
     let (ncols, nrows) = (count("ncols")?, count("nrows")?);
-    let cellsize = get(&["cellsize"]).ok_or_else(|| fail("cellsize", "missing from the header".into()))?;
+    let cellsize =
+        get(&["cellsize"]).ok_or_else(|| fail("cellsize", "missing from the header".into()))?;
     if !(cellsize > 0.0 && cellsize.is_finite()) {
-        return Err(fail("cellsize", format!("expected a positive number, found {cellsize}")));
+        return Err(fail(
+            "cellsize",
+            format!("expected a positive number, found {cellsize}"),
+        ));
     }
     let corner = |corner: &str, centre: &str| -> Result<f64, InputError> {
         match (get(&[corner]), get(&[centre])) {
             (Some(v), _) => Ok(v),
             (None, Some(c)) => Ok(c - cellsize / 2.0),
-            (None, None) => Err(fail(corner, format!("missing from the header (or {centre})"))),
+            (None, None) => Err(fail(
+                corner,
+                format!("missing from the header (or {centre})"),
+            )),
         }
     };
     Ok(Header {
@@ -97,9 +146,14 @@ struct Tokens<'a> {
 
 impl<'a> Tokens<'a> {
     fn new(text: &'a str) -> Self {
-        let it: Box<dyn Iterator<Item = (usize, &'a str)>> =
-            Box::new(text.lines().enumerate().flat_map(|(n, l)| l.split_whitespace().map(move |w| (n + 1, w))));
-        Tokens { words: it.peekable() }
+        let it: Box<dyn Iterator<Item = (usize, &'a str)>> = Box::new(
+            text.lines()
+                .enumerate()
+                .flat_map(|(n, l)| l.split_whitespace().map(move |w| (n + 1, w))),
+        );
+        Tokens {
+            words: it.peekable(),
+        }
     }
     fn peek(&mut self) -> Option<(usize, &'a str)> {
         self.words.peek().copied()
@@ -110,7 +164,8 @@ impl<'a> Tokens<'a> {
 }
 
 pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(path))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(path))?;
     let mut tokens = Tokens::new(&text);
     let h = parse_header(&mut tokens, path)?;
     let mut r = Raster::new(h.ncols, h.nrows, h.xll, h.yll, h.cellsize, h.nodata, 0.0);
@@ -126,7 +181,8 @@ pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
                 .in_file(path)
             })?;
             let v = word.parse::<f64>().map_err(|_| {
-                InputError::new(format!("line {line}: expected a number, found {word:?}")).in_file(path)
+                InputError::new(format!("line {line}: expected a number, found {word:?}"))
+                    .in_file(path)
             })?;
             r.set(col, h.nrows - 1 - file_row, v);
         }
@@ -182,7 +238,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = write(dir.path(), "a.asc", "ncols 3\nNROWS 2\nxllcorner 10\nyllcorner 20\ncellsize 5\nnodata_value -9999\n1 2 3\n4 5 -9999\n");
         let r = read_ascii_grid(&p).unwrap();
-        assert_eq!((r.ncols, r.nrows, r.xll, r.yll, r.cellsize), (3, 2, 10.0, 20.0, 5.0));
+        assert_eq!(
+            (r.ncols, r.nrows, r.xll, r.yll, r.cellsize),
+            (3, 2, 10.0, 20.0, 5.0)
+        );
         assert_eq!(r.get(0, 1), 1.0, "the first file row is the north row");
         assert_eq!(r.get(0, 0), 4.0);
         assert!(r.is_nodata(r.get(2, 0)));
@@ -198,7 +257,11 @@ mod tests {
     #[test]
     fn centre_coordinates_and_wrapped_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "c.asc", "ncols 2\nnrows 2\nxllcenter 0.5\nyllcenter 0.5\ncellsize 1\n1\n2 3\n4\n");
+        let p = write(
+            dir.path(),
+            "c.asc",
+            "ncols 2\nnrows 2\nxllcenter 0.5\nyllcenter 0.5\ncellsize 1\n1\n2 3\n4\n",
+        );
         let r = read_ascii_grid(&p).unwrap();
         assert_eq!((r.xll, r.yll), (0.0, 0.0));
         assert_eq!(r.data, vec![3.0, 4.0, 1.0, 2.0]);
@@ -208,18 +271,43 @@ mod tests {
     fn errors_name_the_file_and_the_problem() {
         let dir = tempfile::tempdir().unwrap();
         let cases = [
-            ("short.asc", "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5\n", "file ends in row 2"),
-            ("word.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 x\n", "line 6: expected a number"),
-            ("cell.asc", "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize -5\n1 2\n", "`cellsize`: expected a positive number"),
-            ("cols.asc", "ncols 0\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n", "`ncols`"),
-            ("long.asc", "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n", "more values"),
+            (
+                "short.asc",
+                "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5\n",
+                "file ends in row 2",
+            ),
+            (
+                "word.asc",
+                "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 x\n",
+                "line 6: expected a number",
+            ),
+            (
+                "cell.asc",
+                "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize -5\n1 2\n",
+                "`cellsize`: expected a positive number",
+            ),
+            (
+                "cols.asc",
+                "ncols 0\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n",
+                "`ncols`",
+            ),
+            (
+                "long.asc",
+                "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n",
+                "more values",
+            ),
         ];
         for (name, text, expect) in cases {
             let p = write(dir.path(), name, text);
             let e = read_ascii_grid(&p).unwrap_err().to_string();
             assert!(e.contains(name) && e.contains(expect), "{name}: {e}");
         }
-        let e = read_ascii_grid(&dir.path().join("missing.asc")).unwrap_err().to_string();
-        assert!(e.contains("missing.asc") && e.contains("cannot read"), "{e}");
+        let e = read_ascii_grid(&dir.path().join("missing.asc"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("missing.asc") && e.contains("cannot read"),
+            "{e}"
+        );
     }
 }

@@ -17,7 +17,15 @@ pub fn time_label(t: f64) -> String {
 }
 
 fn raster_of(model: &Model, values: impl Iterator<Item = f64>) -> Raster {
-    let mut r = Raster::new(model.nx(), model.ny(), model.origin.0, model.origin.1, model.cell_size, Some(NODATA), NODATA);
+    let mut r = Raster::new(
+        model.nx(),
+        model.ny(),
+        model.origin.0,
+        model.origin.1,
+        model.cell_size,
+        Some(NODATA),
+        NODATA,
+    );
     r.data = values.collect();
     r
 }
@@ -38,12 +46,29 @@ pub fn speeds(model: &Model, f: &Fields) -> Vec<f32> {
 }
 
 /// Depth, speed and water level grids at time t; returns the files written.
-pub fn write_rasters(dir: &Path, model: &Model, t: f64, f: &Fields) -> std::io::Result<Vec<PathBuf>> {
+pub fn write_rasters(
+    dir: &Path,
+    model: &Model,
+    t: f64,
+    f: &Fields,
+) -> std::io::Result<Vec<PathBuf>> {
     let label = time_label(t);
     let valid = |c: usize| model.bed[c] < crate::scenario::model::WALL_BED * 0.5;
-    let depth = raster_of(model, (0..f.depth.len()).map(|c| if valid(c) { f.depth[c] as f64 } else { NODATA }));
+    let depth = raster_of(
+        model,
+        (0..f.depth.len()).map(|c| if valid(c) { f.depth[c] as f64 } else { NODATA }),
+    );
     let speed_values = speeds(model, f);
-    let speed = raster_of(model, (0..f.depth.len()).map(|c| if valid(c) { speed_values[c] as f64 } else { NODATA }));
+    let speed = raster_of(
+        model,
+        (0..f.depth.len()).map(|c| {
+            if valid(c) {
+                speed_values[c] as f64
+            } else {
+                NODATA
+            }
+        }),
+    );
     let level = raster_of(
         model,
         (0..f.depth.len()).map(|c| {
@@ -66,7 +91,16 @@ pub fn write_rasters(dir: &Path, model: &Model, t: f64, f: &Fields) -> std::io::
 /// The maximum depth over the run.
 pub fn write_max_depth(dir: &Path, model: &Model, max_depth: &[f32]) -> std::io::Result<PathBuf> {
     let valid = |c: usize| model.bed[c] < crate::scenario::model::WALL_BED * 0.5;
-    let r = raster_of(model, (0..max_depth.len()).map(|c| if valid(c) { max_depth[c] as f64 } else { NODATA }));
+    let r = raster_of(
+        model,
+        (0..max_depth.len()).map(|c| {
+            if valid(c) {
+                max_depth[c] as f64
+            } else {
+                NODATA
+            }
+        }),
+    );
     let path = dir.join("max_depth.asc");
     write_ascii_grid(&path, &r)?;
     Ok(path)
@@ -74,15 +108,29 @@ pub fn write_max_depth(dir: &Path, model: &Model, max_depth: &[f32]) -> std::io:
 
 /// A top-of-scale for depth maps: the next 1, 2 or 5 times a power of ten.
 pub fn nice_ceiling(v: f32) -> f32 {
-    if !(v > 0.0) {
+    if v.is_nan() || v <= 0.0 {
         return 1.0;
     }
     let p = 10f32.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|&c| c >= v).unwrap_or(10.0 * p)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|&c| c >= v)
+        .unwrap_or(10.0 * p)
 }
 
-pub fn write_depth_png(dir: &Path, name: &str, title: String, model: &Model, depth: &[f32]) -> Result<PathBuf, String> {
-    let valid: Vec<bool> = model.bed.iter().map(|&z| z < crate::scenario::model::WALL_BED * 0.5).collect();
+pub fn write_depth_png(
+    dir: &Path,
+    name: &str,
+    title: String,
+    model: &Model,
+    depth: &[f32],
+) -> Result<PathBuf, String> {
+    let valid: Vec<bool> = model
+        .bed
+        .iter()
+        .map(|&z| z < crate::scenario::model::WALL_BED * 0.5)
+        .collect();
     let vmax = nice_ceiling(depth.iter().cloned().fold(0.0, f32::max));
     let path = dir.join(name);
     write_quicklook(
@@ -111,7 +159,9 @@ impl GaugeFiles {
     pub fn create(dir: &Path, model: &Model) -> std::io::Result<GaugeFiles> {
         let mut files = Vec::new();
         for g in &model.gauges {
-            let mut f = BufWriter::new(File::create(dir.join(format!("gauge_{}.csv", safe_name(&g.name))))?);
+            let mut f = BufWriter::new(File::create(
+                dir.join(format!("gauge_{}.csv", safe_name(&g.name))),
+            )?);
             writeln!(f, "# gauge {} at x = {} m, y = {} m", g.name, g.x, g.y)?;
             writeln!(f, "time_s,h_m,u_m_s,v_m_s,eta_m")?;
             files.push(f);
@@ -124,7 +174,11 @@ impl GaugeFiles {
         let dry = model.numerics.dry_depth as f32;
         for ((f, g), s) in self.files.iter_mut().zip(&model.gauges).zip(cells) {
             let (h, hu, hv) = (s[0], s[1], s[2]);
-            let (u, v) = if h > dry { (hu / h, hv / h) } else { (0.0, 0.0) };
+            let (u, v) = if h > dry {
+                (hu / h, hv / h)
+            } else {
+                (0.0, 0.0)
+            };
             let c = g.cell.0 + model.nx() * g.cell.1;
             let eta = h as f64 + model.bed[c] as f64 + model.datum;
             writeln!(f, "{t},{h},{u},{v},{eta}")?;
@@ -141,7 +195,15 @@ impl GaugeFiles {
 }
 
 fn safe_name(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Writes JSON atomically: a reader never sees half a summary, and a run that dies before

@@ -38,8 +38,16 @@ pub fn write_quicklook(path: &Path, q: &QuickLook) -> Result<(), String> {
     let mut img = RgbImage::from_pixel(width, height, WHITE);
     image::imageops::overlay(&mut img, &map, MARGIN as i64, TOP as i64);
     draw_text(&mut img, MARGIN, 10, &q.title, 2);
-    draw_colour_bar(&mut img, MARGIN + mw + MARGIN, TOP, mh.max(200), vmax, &q.units);
-    img.save(path).map_err(|e| format!("{}: {e}", path.display()))
+    draw_colour_bar(
+        &mut img,
+        MARGIN + mw + MARGIN,
+        TOP,
+        mh.max(200),
+        vmax,
+        &q.units,
+    );
+    img.save(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Cells per pixel (when the grid is large) and pixels per cell (when it is small).
@@ -93,17 +101,25 @@ fn pixel_colour(q: &QuickLook, i0: usize, j0: usize, k: usize, vmax: f32) -> Rgb
 
 /// Light cyan for shallow water to dark navy at the top of the scale.
 pub fn water_colour(f: f32) -> Rgb<u8> {
-    const STOPS: [(f32, [f32; 3]); 3] = [(0.0, [198.0, 236.0, 255.0]), (0.5, [40.0, 120.0, 190.0]), (1.0, [8.0, 29.0, 88.0])];
+    const STOPS: [(f32, [f32; 3]); 3] = [
+        (0.0, [198.0, 236.0, 255.0]),
+        (0.5, [40.0, 120.0, 190.0]),
+        (1.0, [8.0, 29.0, 88.0]),
+    ];
     let f = f.clamp(0.0, 1.0);
     let k = if f <= STOPS[1].0 { 0 } else { 1 };
     let (a, b) = (STOPS[k], STOPS[k + 1]);
     let w = (f - a.0) / (b.0 - a.0);
-    Rgb(std::array::from_fn(|c| (a.1[c] + w * (b.1[c] - a.1[c])).round() as u8))
+    Rgb(std::array::from_fn(|c| {
+        (a.1[c] + w * (b.1[c] - a.1[c])).round() as u8
+    }))
 }
 
 /// Grey hillshade lit from the north-west, so the terrain reads under a dry map.
 fn dry_colour(q: &QuickLook, c: usize) -> Rgb<u8> {
-    let Some(z) = q.terrain else { return Rgb([225, 225, 225]) };
+    let Some(z) = q.terrain else {
+        return Rgb([225, 225, 225]);
+    };
     let (i, j) = (c % q.nx, c / q.nx);
     let at = |ii: usize, jj: usize| {
         let cc = ii + q.nx * jj;
@@ -136,7 +152,13 @@ fn draw_colour_bar(img: &mut RgbImage, x0: u32, y0: u32, height: u32, vmax: f32,
             img.put_pixel(x0 + x, y, INK);
         }
         let label = format_tick(vmax * k as f32 / 4.0);
-        draw_text(img, x0 + BAR_W + 7, y.saturating_sub(7).max(y0.saturating_sub(7)), &label, 2);
+        draw_text(
+            img,
+            x0 + BAR_W + 7,
+            y.saturating_sub(7).max(y0.saturating_sub(7)),
+            &label,
+            2,
+        );
     }
     draw_text(img, x0, y0.saturating_sub(16), units, 2);
 }
@@ -147,9 +169,15 @@ fn format_tick(v: f32) -> String {
     } else if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 1.0 {
-        format!("{v:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{v:.2}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     } else {
-        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{v:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     }
 }
 
@@ -236,7 +264,17 @@ mod tests {
     use super::*;
 
     fn look<'a>(nx: usize, ny: usize, values: &'a [f32], valid: &'a [bool]) -> QuickLook<'a> {
-        QuickLook { nx, ny, values, valid, terrain: None, cell_size: 1.0, title: "depth t = 1.0 s".into(), units: "m".into(), vmax: 2.0 }
+        QuickLook {
+            nx,
+            ny,
+            values,
+            valid,
+            terrain: None,
+            cell_size: 1.0,
+            title: "depth t = 1.0 s".into(),
+            units: "m".into(),
+            vmax: 2.0,
+        }
     }
 
     #[test]
@@ -253,10 +291,18 @@ mod tests {
         let img = image::open(&path).unwrap().to_rgb8();
         let s = (MIN_SIDE / nx) as u32;
         assert!(img.width() >= 400 && img.width() <= 1600 + 200);
-        let px = |i: u32, j: u32| *img.get_pixel(MARGIN + i * s + s / 2, TOP + (ny as u32 - 1 - j) * s + s / 2);
+        let px = |i: u32, j: u32| {
+            *img.get_pixel(
+                MARGIN + i * s + s / 2,
+                TOP + (ny as u32 - 1 - j) * s + s / 2,
+            )
+        };
         let (shallow, deep) = (px(0, 0), px(nx as u32 - 1, ny as u32 - 1));
         let lum = |p: Rgb<u8>| p.0.iter().map(|&c| c as u32).sum::<u32>();
-        assert!(lum(deep) < lum(shallow), "deep {deep:?} shallow {shallow:?}");
+        assert!(
+            lum(deep) < lum(shallow),
+            "deep {deep:?} shallow {shallow:?}"
+        );
         assert_eq!(px(nx as u32 - 1, 0), WHITE);
     }
 

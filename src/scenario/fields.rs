@@ -7,7 +7,11 @@ use exmex::prelude::*;
 /// A value that can be evaluated at a point.
 pub enum Field {
     Constant(f64),
-    Expression { expr: exmex::FlatEx<f64>, uses_x: bool, uses_y: bool },
+    Expression {
+        expr: Box<exmex::FlatEx<f64>>,
+        uses_x: bool,
+        uses_y: bool,
+    },
 }
 
 impl Field {
@@ -21,7 +25,10 @@ impl Field {
 
     pub fn parse_expression(text: &str, key: &str) -> Result<Field, InputError> {
         let expr = exmex::parse::<f64>(text).map_err(|e| {
-            InputError::new(format!("expected an expression in x and y, got {text:?}: {e}")).at_key(key)
+            InputError::new(format!(
+                "expected an expression in x and y, got {text:?}: {e}"
+            ))
+            .at_key(key)
         })?;
         let names: Vec<String> = expr.var_names().to_vec();
         if let Some(bad) = names.iter().find(|n| *n != "x" && *n != "y") {
@@ -32,13 +39,21 @@ impl Field {
         }
         let uses_x = names.iter().any(|n| n == "x");
         let uses_y = names.iter().any(|n| n == "y");
-        Ok(Field::Expression { expr, uses_x, uses_y })
+        Ok(Field::Expression {
+            expr: Box::new(expr),
+            uses_x,
+            uses_y,
+        })
     }
 
     pub fn at(&self, x: f64, y: f64) -> f64 {
         match self {
             Field::Constant(v) => *v,
-            Field::Expression { expr, uses_x, uses_y } => {
+            Field::Expression {
+                expr,
+                uses_x,
+                uses_y,
+            } => {
                 // exmex orders variables alphabetically.
                 let result = match (uses_x, uses_y) {
                     (true, true) => expr.eval(&[x, y]),
@@ -66,7 +81,9 @@ impl Shape {
                 let (dx, dy) = (x - centre[0], y - centre[1]);
                 dx * dx + dy * dy <= radius * radius
             }
-            Shape::Rectangle { min, max } => x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1],
+            Shape::Rectangle { min, max } => {
+                x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1]
+            }
             Shape::Polygon { points } => point_in_polygon(points, x, y),
         }
     }
@@ -98,17 +115,24 @@ mod tests {
         assert_eq!(f.at(100.0, 3.0), 1.5);
         let f = Field::parse(&Value::Expression("sin(0)+1".into()), "k").unwrap();
         assert_eq!(f.at(0.0, 0.0), 1.0);
-        let e = Field::parse(&Value::Expression("x + z".into()), "terrain.expression").err().unwrap();
+        let e = Field::parse(&Value::Expression("x + z".into()), "terrain.expression")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("`z`"), "{e}");
         assert!(Field::parse(&Value::Expression("x +* 2".into()), "k").is_err());
     }
 
     #[test]
     fn shapes() {
-        let square = Shape::Polygon { points: vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]] };
+        let square = Shape::Polygon {
+            points: vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]],
+        };
         assert!(square.contains(1.0, 1.0));
         assert!(!square.contains(3.0, 1.0));
-        let c = Shape::Circle { centre: [0.0, 0.0], radius: 1.0 };
+        let c = Shape::Circle {
+            centre: [0.0, 0.0],
+            radius: 1.0,
+        };
         assert!(c.contains(0.5, 0.5) && !c.contains(0.8, 0.8));
     }
 }

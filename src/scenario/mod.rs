@@ -15,7 +15,8 @@ use std::path::Path;
 pub fn load(path: &Path) -> Result<model::Model, InputError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::new(format!("cannot read the scenario: {e}")).in_file(path))?;
-    let spec: spec::Spec = toml::from_str(&text).map_err(|e| InputError::new(e.to_string()).in_file(path))?;
+    let spec: spec::Spec =
+        toml::from_str(&text).map_err(|e| InputError::new(e.to_string()).in_file(path))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     build::build(&spec, dir).map_err(|e| if e.file.is_none() { e.in_file(path) } else { e })
 }

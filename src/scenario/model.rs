@@ -63,7 +63,12 @@ pub struct BcDef {
 
 impl BcDef {
     pub fn plain(kind: BcKind) -> Self {
-        BcDef { kind: kind as u32, series: crate::grid::NONE, scale: 1.0, offset: 0.0 }
+        BcDef {
+            kind: kind as u32,
+            series: crate::grid::NONE,
+            scale: 1.0,
+            offset: 0.0,
+        }
     }
 }
 
@@ -77,7 +82,11 @@ pub struct Series {
 
 impl Series {
     pub fn constant(name: &str, value: f64) -> Self {
-        Series { name: name.into(), times: vec![0.0], values: vec![value] }
+        Series {
+            name: name.into(),
+            times: vec![0.0],
+            values: vec![value],
+        }
     }
 
     /// Linear interpolation, held constant beyond the ends (as the GPU does).
@@ -100,7 +109,10 @@ impl Series {
         let mut knots: Vec<f64> = vec![a];
         knots.extend(self.times.iter().copied().filter(|&t| t > a && t < b));
         knots.push(b);
-        knots.windows(2).map(|w| 0.5 * (self.at(w[0]) + self.at(w[1])) * (w[1] - w[0])).sum()
+        knots
+            .windows(2)
+            .map(|w| 0.5 * (self.at(w[0]) + self.at(w[1])) * (w[1] - w[0]))
+            .sum()
     }
 }
 
@@ -193,7 +205,11 @@ mod tests {
 
     #[test]
     fn series_interpolates_and_integrates() {
-        let s = Series { name: "q".into(), times: vec![0.0, 10.0, 30.0], values: vec![0.0, 10.0, 0.0] };
+        let s = Series {
+            name: "q".into(),
+            times: vec![0.0, 10.0, 30.0],
+            values: vec![0.0, 10.0, 0.0],
+        };
         assert_eq!(s.at(-5.0), 0.0);
         assert_eq!(s.at(5.0), 5.0);
         assert_eq!(s.at(20.0), 5.0);

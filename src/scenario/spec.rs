@@ -214,6 +214,10 @@ fn yes() -> bool {
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { rasters: true, png: true, max_depth: true }
+        OutputSpec {
+            rasters: true,
+            png: true,
+            max_depth: true,
+        }
     }
 }

@@ -29,7 +29,11 @@ fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLay
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
     }
 }
@@ -40,7 +44,10 @@ fn is_uniform(b: u32) -> bool {
 
 fn is_read_only(b: u32) -> bool {
     use binding::*;
-    matches!(b, FRICTION | BLOCKS | NEIGHBOURS | BC_EDGE | BC_DEFS | SERIES_META | SERIES_PTS)
+    matches!(
+        b,
+        FRICTION | BLOCKS | NEIGHBOURS | BC_EDGE | BC_DEFS | SERIES_META | SERIES_PTS
+    )
 }
 
 pub struct Kernels {
@@ -61,42 +68,58 @@ impl Kernels {
                 let ty = if is_uniform(b) {
                     wgpu::BufferBindingType::Uniform
                 } else {
-                    wgpu::BufferBindingType::Storage { read_only: is_read_only(b) }
+                    wgpu::BufferBindingType::Storage {
+                        read_only: is_read_only(b),
+                    }
                 };
                 buffer_entry(b, ty)
             })
             .collect();
-        let layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("solver"),
-            entries: &entries,
-        });
-        let dispatch_layout = gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("dispatch"),
-            entries: &[buffer_entry(0, wgpu::BufferBindingType::Storage { read_only: false })],
-        });
-        let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("solver"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let finalize_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("finalize"),
-            bind_group_layouts: &[Some(&layout), Some(&dispatch_layout)],
-            immediate_size: 0,
-        });
-        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("solver"),
-            source: wgpu::ShaderSource::Wgsl(shaders::SOLVER.into()),
-        });
+        let layout = gpu
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("solver"),
+                entries: &entries,
+            });
+        let dispatch_layout =
+            gpu.device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("dispatch"),
+                    entries: &[buffer_entry(
+                        0,
+                        wgpu::BufferBindingType::Storage { read_only: false },
+                    )],
+                });
+        let pipeline_layout = gpu
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("solver"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let finalize_layout = gpu
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("finalize"),
+                bind_group_layouts: &[Some(&layout), Some(&dispatch_layout)],
+                immediate_size: 0,
+            });
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("solver"),
+                source: wgpu::ShaderSource::Wgsl(shaders::SOLVER.into()),
+            });
         let pipeline_in = |entry: &str, layout: &wgpu::PipelineLayout| {
-            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            gpu.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
         };
         let pipeline = |entry: &str| pipeline_in(entry, &pipeline_layout);
         Kernels {

@@ -167,7 +167,10 @@ impl<'g> Simulation<'g> {
         let entries: Vec<wgpu::BindGroupEntry> = entries_buffers
             .iter()
             .enumerate()
-            .map(|(b, buf)| wgpu::BindGroupEntry { binding: b as u32, resource: buf.as_entire_binding() })
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: b as u32,
+                resource: buf.as_entire_binding(),
+            })
             .collect();
         let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("solver"),
@@ -177,7 +180,10 @@ impl<'g> Simulation<'g> {
         let dispatch_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("dispatch"),
             layout: &kernels.dispatch_layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffers.dispatch.as_entire_binding() }],
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffers.dispatch.as_entire_binding(),
+            }],
         });
         let ring_buffer = || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -192,13 +198,19 @@ impl<'g> Simulation<'g> {
             kernels,
             bind_group,
             dispatch_group,
-            buffers: Buffers { _rest: entries_buffers, ..buffers },
+            buffers: Buffers {
+                _rest: entries_buffers,
+                ..buffers
+            },
             ring: [ring_buffer(), ring_buffer()],
             next_slot: 0,
             grid: model.grid.clone(),
             nblocks,
             scan_groups,
-            status: Status { t: model.t_start, ..Default::default() },
+            status: Status {
+                t: model.t_start,
+                ..Default::default()
+            },
             target: None,
             steps_per_batch: 4,
             host_encode_s: 0.0,
@@ -259,8 +271,14 @@ impl<'g> Simulation<'g> {
         }
         self.target = Some(t);
         let (hi, lo) = split_f64(t);
-        let control = Control { target_hi: hi, target_lo: lo, pad: [0; 2] };
-        self.gpu.queue.write_buffer(&self.buffers.control, 0, bytemuck::bytes_of(&control));
+        let control = Control {
+            target_hi: hi,
+            target_lo: lo,
+            pad: [0; 2],
+        };
+        self.gpu
+            .queue
+            .write_buffer(&self.buffers.control, 0, bytemuck::bytes_of(&control));
         if self.status.at_target {
             let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
             {
@@ -302,7 +320,9 @@ impl<'g> Simulation<'g> {
         let size = std::mem::size_of::<SimRecord>() as u64;
         encoder.copy_buffer_to_buffer(&self.buffers.sim, 0, &self.ring[slot], 0, size);
         let index = self.gpu.queue.submit([encoder.finish()]);
-        self.ring[slot].map_async(wgpu::MapMode::Read, .., |r| r.expect("map the status buffer"));
+        self.ring[slot].map_async(wgpu::MapMode::Read, .., |r| {
+            r.expect("map the status buffer")
+        });
         self.host_encode_s += start.elapsed().as_secs_f64();
         self.host_encoded_steps += n as u64;
         (index, slot)
@@ -311,7 +331,10 @@ impl<'g> Simulation<'g> {
     fn wait_batch(&mut self, index: wgpu::SubmissionIndex, slot: usize) -> Result<()> {
         self.gpu
             .device
-            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
             .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
         let record: SimRecord = {
             let view = self.ring[slot].get_mapped_range(..).expect("mapped status");
@@ -331,7 +354,9 @@ impl<'g> Simulation<'g> {
         let mut batch_started = Instant::now();
         loop {
             let queued: u32 = in_flight.iter().map(|b| b.2).sum();
-            if in_flight.len() < self.ring.len() && (in_flight.is_empty() || self.steps_left(target) > queued as f64) {
+            if in_flight.len() < self.ring.len()
+                && (in_flight.is_empty() || self.steps_left(target) > queued as f64)
+            {
                 let n = self.batch_size(target, queued);
                 let (index, slot) = self.submit_batch(n);
                 in_flight.push_back((index, slot, n));
@@ -344,7 +369,11 @@ impl<'g> Simulation<'g> {
                 eprintln!("batch of {n}: {:?}", self.status);
             }
             progress(&self.status);
-            self.tune_batch(n, self.status.steps - steps_before, batch_started.elapsed().as_secs_f64());
+            self.tune_batch(
+                n,
+                self.status.steps - steps_before,
+                batch_started.elapsed().as_secs_f64(),
+            );
             batch_started = Instant::now();
             if self.status.at_target {
                 for (index, slot, _) in in_flight.drain(..) {
@@ -403,7 +432,9 @@ impl<'g> Simulation<'g> {
 
     /// Depth and momentum of every domain cell.
     pub fn read_fields(&self) -> Fields {
-        let stored: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.state_a, 0, self.grid.stored_cells());
+        let stored: Vec<[f32; 4]> =
+            self.gpu
+                .read_buffer(&self.buffers.state_a, 0, self.grid.stored_cells());
         let domain = self.grid.from_storage(&stored);
         Fields {
             depth: domain.iter().map(|s| s[0]).collect(),
@@ -414,7 +445,9 @@ impl<'g> Simulation<'g> {
 
     /// The running maximum depth per domain cell.
     pub fn read_max_depth(&self) -> Vec<f32> {
-        let stored: Vec<f32> = self.gpu.read_buffer(&self.buffers.max_depth, 0, self.grid.stored_cells());
+        let stored: Vec<f32> =
+            self.gpu
+                .read_buffer(&self.buffers.max_depth, 0, self.grid.stored_cells());
         self.grid.from_storage(&stored)
     }
 
@@ -432,9 +465,14 @@ impl<'g> Simulation<'g> {
 
     /// Volumes (m³) that entered and left through the domain edge so far, summed in f64.
     pub fn edge_volumes(&self) -> (f64, f64) {
-        let v: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.block_volume, 0, self.nblocks as usize);
+        let v: Vec<[f32; 4]> =
+            self.gpu
+                .read_buffer(&self.buffers.block_volume, 0, self.nblocks as usize);
         v.iter().fold((0.0, 0.0), |(vin, vout), b| {
-            (vin + b[0] as f64 + b[1] as f64, vout + b[2] as f64 + b[3] as f64)
+            (
+                vin + b[0] as f64 + b[1] as f64,
+                vout + b[2] as f64 + b[3] as f64,
+            )
         })
     }
 }
@@ -445,7 +483,10 @@ fn grid_2d(count: u32) -> (u32, u32) {
 
 fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
     let bytes = (model.grid.stored_cells() * 16) as u64;
-    let limit = (gpu.limits.max_storage_buffer_binding_size as u64).min(gpu.limits.max_buffer_size);
+    let limit = gpu
+        .limits
+        .max_storage_buffer_binding_size
+        .min(gpu.limits.max_buffer_size);
     if bytes > limit {
         return Err(Error::Gpu(format!(
             "the grid needs a {} MiB state buffer; {} allows {} MiB per binding",
@@ -519,10 +560,18 @@ fn upload(gpu: &Gpu, model: &Model, scan_groups: u32) -> (Buffers, Vec<wgpu::Buf
     let gn2: Vec<f32> = model.manning.iter().map(|n| g * n * n).collect();
     let (meta, pts) = pack_series(model);
     let (t_hi, t_lo) = split_f64(model.t_start);
-    let control = Control { target_hi: t_hi, target_lo: t_lo, pad: [0; 2] };
+    let control = Control {
+        target_hi: t_hi,
+        target_lo: t_lo,
+        pad: [0; 2],
+    };
     let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
     let all = vec![
-        gpu.buffer_with("params", &[params_of(model, scan_groups)], U::UNIFORM | U::COPY_DST),
+        gpu.buffer_with(
+            "params",
+            &[params_of(model, scan_groups)],
+            U::UNIFORM | U::COPY_DST,
+        ),
         gpu.buffer_with("control", &[control], U::UNIFORM | U::COPY_DST),
         gpu.buffer_with("sim", &[initial_record(model)], storage),
         gpu.buffer_with("state_a", &state, storage),
@@ -560,7 +609,12 @@ fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
     let mut pts = Vec::new();
     for s in &model.series {
         meta.push([pts.len() as u32, s.times.len() as u32]);
-        pts.extend(s.times.iter().zip(&s.values).map(|(&t, &v)| [t as f32, v as f32]));
+        pts.extend(
+            s.times
+                .iter()
+                .zip(&s.values)
+                .map(|(&t, &v)| [t as f32, v as f32]),
+        );
     }
     (meta, pts)
 }

@@ -10,7 +10,9 @@ use std::sync::OnceLock;
 /// One device for every test in a binary: opening lavapipe costs time.
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::open(None).expect("a GPU adapter (install mesa-vulkan-drivers for lavapipe)"))
+    GPU.get_or_init(|| {
+        Gpu::open(None).expect("a GPU adapter (install mesa-vulkan-drivers for lavapipe)")
+    })
 }
 
 pub fn model(toml: &str) -> Model {

@@ -1,0 +1,138 @@
+//! The command line refuses bad input with exit code 2 and a message that names the file,
+//! the key and what was expected, and writes nothing.
+
+use std::path::Path;
+use std::process::Command;
+
+const GOOD: &str = r#"
+[domain]
+cell_size = 1.0
+nx = 20
+ny = 20
+
+[terrain]
+type = "flat"
+
+[initial]
+depth = 0.5
+
+[time]
+end = 10.0
+output_interval = 5.0
+"#;
+
+fn quadflood(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs `check` and `run` on a scenario and expects both to refuse it.
+fn refuses(dir: &Path, name: &str, toml: &str, expect: &[&str]) {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, toml).unwrap();
+    let (code, message) = quadflood(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{name}: exit code {code}, message {message}");
+    for e in expect {
+        assert!(
+            message.contains(e),
+            "{name}: message lacks {e:?}: {message}"
+        );
+    }
+    let out = dir.join(format!("{name}-out"));
+    let (code, _) = quadflood(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 2, "{name}: run exit code {code}");
+    assert!(!out.exists(), "{name}: run created {out:?} for bad input");
+}
+
+#[test]
+fn a_good_scenario_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("good.toml");
+    std::fs::write(&path, GOOD).unwrap();
+    let (code, message) = quadflood(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{message}");
+}
+
+#[test]
+fn bad_scenarios_exit_with_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    refuses(
+        d,
+        "malformed",
+        "[domain\ncell_size = 1\n",
+        &["malformed.toml", "line 1"],
+    );
+    refuses(
+        d,
+        "unknown",
+        &GOOD.replace("end = 10.0", "end = 10.0\nstop = 3"),
+        &["unknown.toml", "unknown field `stop`"],
+    );
+    refuses(
+        d,
+        "cfl_zero",
+        &GOOD.replace("end = 10.0", "end = 10.0\ncfl = 0.0"),
+        &["time.cfl", "0 < cfl <= 1"],
+    );
+    refuses(
+        d,
+        "cfl_big",
+        &GOOD.replace("end = 10.0", "end = 10.0\ncfl = 1.5"),
+        &["time.cfl", "1.5"],
+    );
+    refuses(
+        d,
+        "negative_depth",
+        &GOOD.replace("depth = 0.5", "depth = -0.5"),
+        &["initial.depth", "negative depth"],
+    );
+    refuses(
+        d,
+        "late_output",
+        &GOOD.replace("output_interval = 5.0", "output_times = [5.0, 20.0]"),
+        &["time.output_times", "20", "outside"],
+    );
+    let hydrograph = format!(
+        "{GOOD}\n[[boundary.segment]]\nedge = \"west\"\ntype = \"inflow\"\ndischarge = {{ time = [0.0, 10.0, 5.0], value = [0.0, 1.0, 0.0] }}\n"
+    );
+    refuses(
+        d,
+        "hydrograph",
+        &hydrograph,
+        &["boundary.segment[0].discharge", "times must increase"],
+    );
+}
+
+#[test]
+fn missing_and_broken_files_exit_with_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (code, message) = quadflood(&["check", d.join("absent.toml").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        message.contains("absent.toml") && message.contains("cannot read"),
+        "{message}"
+    );
+
+    let raster = "[terrain]\ntype = \"raster\"\npath = \"dem.asc\"\n[time]\nend = 10.0\n";
+    refuses(d, "no_raster", raster, &["dem.asc", "cannot read"]);
+    let holes = "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n1 2 3\n4 -9999 6\n";
+    std::fs::write(d.join("dem.asc"), holes).unwrap();
+    refuses(d, "hole", raster, &["dem.asc", "nodata", "column 2"]);
+    std::fs::write(d.join("dem.asc"), holes.replace("-9999\n1", "-9999\nnan")).unwrap();
+    refuses(d, "nan", raster, &["dem.asc", "column 1"]);
+}
