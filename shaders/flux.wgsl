@@ -170,9 +170,13 @@ fn note_speed(speed: f32, dx: f32) {
     }
 }
 
-// Overrides an edge face if its boundary condition is an inflow.
+// Edge faces: a wall passes no water, exactly (the mirrored Riemann problem gives zero
+// only up to fused multiply-adds); an inflow imposes its discharge.
 fn edge_face(stage: u32, edge: u32, inner: vec4<f32>, sign: f32, face: vec4<f32>) -> vec4<f32> {
     let bc = bc_defs[bc_edge[edge]];
+    if (bc.kind == BC_WALL) {
+        return vec4<f32>(0.0, face.y, face.z, 0.0);
+    }
     if (bc.kind != BC_INFLOW) {
         return face;
     }

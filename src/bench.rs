@@ -15,7 +15,9 @@ pub struct BenchResult {
     pub steps: u64,
     pub seconds: f64,
     pub cell_updates_per_s: f64,
-    pub host_us_per_step: f64,
+    /// Host time per step recording commands, and inside queue.submit.
+    pub record_us_per_step: f64,
+    pub submit_us_per_step: f64,
     pub copy_bytes_per_s: f64,
     pub effective_bytes_per_s: f64,
     pub adapter: String,
@@ -33,7 +35,8 @@ impl BenchResult {
             "steps": self.steps,
             "seconds": self.seconds,
             "cell_updates_per_s": self.cell_updates_per_s,
-            "host_us_per_step": self.host_us_per_step,
+            "host_record_us_per_step": self.record_us_per_step,
+            "host_submit_us_per_step": self.submit_us_per_step,
             "bytes_per_cell_update": MIN_BYTES_PER_CELL_UPDATE,
             "effective_bytes_per_s": self.effective_bytes_per_s,
             "copy_bytes_per_s": self.copy_bytes_per_s,
@@ -47,7 +50,7 @@ impl BenchResult {
             "adapter              {}\n\
              grid                 {n}x{n} ({cells} cells), {steps} steps in {s:.3} s\n\
              cell updates/s       {cu:.3e}\n\
-             host time per step   {host:.2} us (encoding and submission)\n\
+             host time per step   {record:.2} us recording + {submit:.2} us in queue.submit\n\
              effective bandwidth  {eff:.1} GB/s at {b} B per cell update\n\
              copy bandwidth       {copy:.1} GB/s (read + write, same device)\n\
              effective / copy     {ratio:.3}",
@@ -57,7 +60,8 @@ impl BenchResult {
             steps = self.steps,
             s = self.seconds,
             cu = self.cell_updates_per_s,
-            host = self.host_us_per_step,
+            record = self.record_us_per_step,
+            submit = self.submit_us_per_step,
             eff = self.effective_bytes_per_s / 1e9,
             b = MIN_BYTES_PER_CELL_UPDATE,
             copy = self.copy_bytes_per_s / 1e9,
@@ -127,14 +131,15 @@ pub fn run(gpu: &Gpu, n: usize, steps: u64) -> Result<BenchResult> {
     let mut sim = Simulation::new(gpu, &model)?;
     sim.run_steps(10.min(steps))?;
     let before = sim.status().clone();
-    let encode_before = (sim.host_encode_s, sim.host_encoded_steps);
+    let host_before = (sim.host_record_s, sim.host_submit_s, sim.host_steps);
     let started = Instant::now();
     sim.run_steps(steps)?;
     let seconds = started.elapsed().as_secs_f64();
     let after = sim.status().clone();
     let updates = (after.cell_updates - before.cell_updates) as f64;
-    let host_s = sim.host_encode_s - encode_before.0;
-    let host_steps = sim.host_encoded_steps - encode_before.1;
+    let host_steps = (sim.host_steps - host_before.2).max(1) as f64;
+    let record_us_per_step = 1e6 * (sim.host_record_s - host_before.0) / host_steps;
+    let submit_us_per_step = 1e6 * (sim.host_submit_s - host_before.1) / host_steps;
     let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let cell_updates_per_s = updates / seconds;
     Ok(BenchResult {
@@ -142,7 +147,8 @@ pub fn run(gpu: &Gpu, n: usize, steps: u64) -> Result<BenchResult> {
         steps: after.steps - before.steps,
         seconds,
         cell_updates_per_s,
-        host_us_per_step: 1e6 * host_s / host_steps.max(1) as f64,
+        record_us_per_step,
+        submit_us_per_step,
         copy_bytes_per_s,
         effective_bytes_per_s: cell_updates_per_s * MIN_BYTES_PER_CELL_UPDATE as f64,
         adapter: gpu.describe(),

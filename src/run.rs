@@ -105,7 +105,8 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
         mass_outflow,
         mass_rain: status.rain_depth * model.valid_cells() as f64 * model.cell_area(),
         max_depth: max_depth.iter().cloned().fold(0.0f32, f32::max) as f64,
-        host_us_per_step: 1e6 * sim.host_encode_s / sim.host_encoded_steps.max(1) as f64,
+        host_us_per_step: 1e6 * (sim.host_record_s + sim.host_submit_s)
+            / sim.host_steps.max(1) as f64,
         status,
         wall_s,
         json: serde_json::Value::Null,

@@ -37,7 +37,7 @@ fn stored_volume_matches_the_hydrograph() {
     let stored = model.volume(&sim.read_fields().depth);
     let (inflow, outflow) = sim.edge_volumes();
     println!("stored {stored} m3, hydrograph {expected} m3, counted in {inflow}, out {outflow}");
-    assert_eq!(outflow, 0.0);
+    assert_eq!(outflow, 0.0, "walls pass no water");
     assert!(
         (stored - expected).abs() / expected < 1e-4,
         "stored {stored} vs {expected}"

@@ -17,7 +17,14 @@ On Debian/Ubuntu install a Vulkan driver: `apt install mesa-vulkan-drivers libvu
 plus libvulkan1). Check with `quadflood info`; WGPU_BACKEND=vulkan|metal|dx12 narrows the search.";
 
 fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    // wgpu checks indirect dispatch arguments with an extra pass before every indirect
+    // dispatch. Ours come from finalize_step, which bounds them by construction, and the
+    // check would double the dispatches of every step. WGPU_VALIDATION_INDIRECT_CALL=1 brings
+    // it back.
+    desc.flags
+        .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    wgpu::Instance::new(desc.with_env())
 }
 
 /// Every adapter the environment offers (WGPU_BACKEND narrows the backends).
