@@ -91,8 +91,9 @@ fn bc_value(bc: BcDef, stage: u32) -> f32 {
 
 // A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
 // inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself;
-// `normal` selects the velocity component that crosses the edge (1 = u, 2 = v).
-fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, normal: u32) -> vec4<f32> {
+// `normal` selects the velocity component that crosses the edge (1 = u, 2 = v) and `inward`
+// is +1 when the domain lies towards +x (+y) of the edge, else -1.
+fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
     switch (bc.kind) {
         case BC_WALL: {
             var s = mirror;
@@ -100,10 +101,17 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, nor
             return s;
         }
         case BC_STAGE: {
+            // The level is imposed; the normal velocity keeps the Riemann invariant that
+            // leaves the domain, so outgoing waves pass out instead of bouncing back.
             let z = nearest.w - nearest.x;
             let h = max(0.0, bc_value(bc, stage) - z);
-            let wet = h > params.dry_depth;
-            return vec4<f32>(h, select(0.0, nearest.y, wet), select(0.0, nearest.z, wet), z + h);
+            if (h <= params.dry_depth) {
+                return vec4<f32>(h, 0.0, 0.0, z + h);
+            }
+            var s = vec4<f32>(h, nearest.y, nearest.z, z + h);
+            let c_in = sqrt(params.g * max(nearest.x, 0.0));
+            s[normal] = nearest[normal] + 2.0 * inward * (sqrt(params.g * h) - c_in);
+            return s;
         }
         default: {
             // Open edges copy the edge cell (zero gradient); inflow edges do too, since
@@ -145,7 +153,8 @@ fn fill_ghost(stage: u32, info: BlockInfo, t: i32) {
     let nearest = tile[t + (d + 1) * step];
     let mirror = tile[t + (2 * d + 1) * step];
     let normal = select(2u, 1u, inward.x != 0);
-    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, normal);
+    let sign = f32(inward.x + inward.y);
+    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, normal, sign);
 }
 
 // Imposed inflow through an edge face: unit discharge q (m^2/s, into the domain) enters at
