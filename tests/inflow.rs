@@ -2,34 +2,9 @@
 
 mod common;
 
-const BOX: &str = r#"
-[domain]
-cell_size = 1.0
-nx = 64
-ny = 40
-
-[terrain]
-type = "slope"
-slope_x = 0.001
-
-[friction]
-manning = 0.03
-
-[[boundary.segment]]
-edge = "west"
-type = "inflow"
-from = 14.0
-to = 26.0
-discharge = { time = [0.0, 20.0, 60.0], value = [0.0, 3.0, 0.0] }
-
-[time]
-end = 80.0
-output_interval = 20.0
-"#;
-
 #[test]
 fn stored_volume_matches_the_hydrograph() {
-    let model = common::model(BOX);
+    let model = common::scenario("inflow-box.toml");
     let expected = model.series[0].integral(0.0, 80.0);
     assert!((expected - 90.0).abs() < 1e-9);
     let mut sim = quadflood::solver::Simulation::new(common::gpu(), &model).unwrap();

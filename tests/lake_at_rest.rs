@@ -3,31 +3,9 @@
 
 mod common;
 
-const LAKE: &str = r#"
-[domain]
-cell_size = 1.0
-nx = 70
-ny = 60
-
-[terrain]
-type = "expression"
-# Ridges and hollows, plus an island that rises well above the lake.
-expression = "0.4 + 0.25*sin(x/3)*cos(y/4) + 0.1*sin(x*y/50) + 1.6*exp(-((x-30)^2 + (y-25)^2)/60)"
-
-[initial]
-water_level = 1.0
-
-[boundary]
-west = "wall"
-east = "open"
-
-[time]
-end = 1e6
-"#;
-
 #[test]
 fn lake_at_rest_stays_at_rest_for_1000_steps() {
-    let model = common::model(LAKE);
+    let model = common::scenario("lake-at-rest.toml");
     assert!(
         model.depth.contains(&0.0),
         "the island must stick out of the lake"

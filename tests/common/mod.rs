@@ -19,6 +19,14 @@ pub fn model(toml: &str) -> Model {
     quadflood::scenario::from_str(toml, std::path::Path::new(".")).expect("a valid scenario")
 }
 
+/// Loads a scenario shipped in `scenarios/`.
+pub fn scenario(name: &str) -> Model {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name);
+    quadflood::scenario::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Runs the model to `t` and returns the fields and the simulation's status.
 pub fn run_to(model: &Model, t: f64) -> (Fields, quadflood::solver::Status) {
     let mut sim = Simulation::new(gpu(), model).expect("a simulation");
