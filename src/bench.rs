@@ -168,18 +168,7 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
         })
     };
     let (src, dst) = (make("copy src"), make("copy dst"));
-    let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("copy"),
-        source: wgpu::ShaderSource::Wgsl(shaders::COPY.into()),
-    });
-    let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("copy"),
-        layout: None,
-        module: &module,
-        entry_point: Some("copy"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let pipeline = gpu.compute_pipeline("copy", shaders::COPY, "copy");
     let bind_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("copy"),
         layout: &pipeline.get_bind_group_layout(0),

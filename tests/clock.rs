@@ -15,18 +15,7 @@ fn accumulate_on_gpu(dt: f32, dispatches: u32, steps_each: u32) -> f64 {
         contents: bytemuck::cast_slice(&io),
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     });
-    let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("clock_check"),
-        source: wgpu::ShaderSource::Wgsl(shaders::CLOCK_CHECK.into()),
-    });
-    let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("clock_check"),
-        layout: None,
-        module: &module,
-        entry_point: Some("accumulate"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let pipeline = gpu.compute_pipeline("clock_check", shaders::CLOCK_CHECK, "accumulate");
     let bind_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),

@@ -51,6 +51,30 @@ impl Gpu {
         out
     }
 
+    /// A compute pipeline from WGSL source, with the layout the shader implies.
+    pub fn compute_pipeline(
+        &self,
+        label: &str,
+        source: &str,
+        entry: &str,
+    ) -> wgpu::ComputePipeline {
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        self.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+    }
+
     /// Maps a MAP_READ buffer whose copy has been submitted, blocking until it is ready.
     pub fn map_and_wait(&self, buffer: &wgpu::Buffer) {
         buffer.map_async(wgpu::MapMode::Read, .., |r| {

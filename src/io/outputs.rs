@@ -53,7 +53,7 @@ pub fn write_rasters(
     f: &Fields,
 ) -> std::io::Result<Vec<PathBuf>> {
     let label = time_label(t);
-    let valid = |c: usize| model.bed[c] < crate::scenario::model::WALL_BED * 0.5;
+    let valid = |c: usize| model.is_valid(c);
     let depth = raster_of(
         model,
         (0..f.depth.len()).map(|c| if valid(c) { f.depth[c] as f64 } else { NODATA }),
@@ -90,7 +90,7 @@ pub fn write_rasters(
 
 /// The maximum depth over the run.
 pub fn write_max_depth(dir: &Path, model: &Model, max_depth: &[f32]) -> std::io::Result<PathBuf> {
-    let valid = |c: usize| model.bed[c] < crate::scenario::model::WALL_BED * 0.5;
+    let valid = |c: usize| model.is_valid(c);
     let r = raster_of(
         model,
         (0..max_depth.len()).map(|c| {
@@ -126,11 +126,7 @@ pub fn write_depth_png(
     model: &Model,
     depth: &[f32],
 ) -> Result<PathBuf, String> {
-    let valid: Vec<bool> = model
-        .bed
-        .iter()
-        .map(|&z| z < crate::scenario::model::WALL_BED * 0.5)
-        .collect();
+    let valid: Vec<bool> = (0..model.bed.len()).map(|c| model.is_valid(c)).collect();
     let vmax = nice_ceiling(depth.iter().cloned().fold(0.0, f32::max));
     let path = dir.join(name);
     write_quicklook(

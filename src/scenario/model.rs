@@ -166,13 +166,13 @@ impl Model {
         self.grid.ny
     }
 
-    /// Whether cell (i, j) belongs to the domain (not nodata).
-    pub fn is_valid(&self, i: usize, j: usize) -> bool {
-        self.bed[i + self.nx() * j] < WALL_BED * 0.5
+    /// Whether domain cell c (row-major) belongs to the domain (not nodata).
+    pub fn is_valid(&self, c: usize) -> bool {
+        self.bed[c] < WALL_BED * 0.5
     }
 
     pub fn valid_cells(&self) -> usize {
-        self.bed.iter().filter(|&&z| z < WALL_BED * 0.5).count()
+        (0..self.bed.len()).filter(|&c| self.is_valid(c)).count()
     }
 
     pub fn cell_area(&self) -> f64 {

@@ -471,7 +471,13 @@ impl<'g> Simulation<'g> {
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         for (k, &(i, j)) in cells.iter().enumerate() {
             let offset = (self.grid.storage_index(i, j) * 16) as u64;
-            encoder.copy_buffer_to_buffer(&self.buffers.state_a, offset, &staging, (k * 16) as u64, 16);
+            encoder.copy_buffer_to_buffer(
+                &self.buffers.state_a,
+                offset,
+                &staging,
+                (k * 16) as u64,
+                16,
+            );
         }
         self.gpu.queue.submit([encoder.finish()]);
         self.gpu.map_and_wait(&staging);
