@@ -66,6 +66,12 @@ fn a_good_scenario_checks() {
     assert_eq!(code, 0, "{message}");
 }
 
+fn hydrograph_with(series: &str) -> String {
+    format!(
+        "{GOOD}\n[[boundary.segment]]\nedge = \"west\"\ntype = \"inflow\"\ndischarge = {series}\n"
+    )
+}
+
 #[test]
 fn bad_scenarios_exit_with_code_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -108,6 +114,20 @@ fn bad_scenarios_exit_with_code_2() {
     );
     let hydrograph = format!(
         "{GOOD}\n[[boundary.segment]]\nedge = \"west\"\ntype = \"inflow\"\ndischarge = {{ time = [0.0, 10.0, 5.0], value = [0.0, 1.0, 0.0] }}\n"
+    );
+    let misspelt = hydrograph_with("{ time = [0.0, 10.0], value = [0.0, 1.0], valeu = 3 }");
+    refuses(
+        d,
+        "series_key",
+        &misspelt,
+        &["line 20", "valeu", "no other keys"],
+    );
+    let circle = GOOD.replace("[time]", "[[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [5.0, 5.0]\nradius = 3.0\ndepth = 1.0\n\n[time]");
+    refuses(
+        d,
+        "region_key",
+        &circle,
+        &["initial.region[0].radius", "does not use"],
     );
     refuses(
         d,

@@ -432,6 +432,25 @@ fn finite(value: f64, key: &str, x: f64, y: f64) -> Result<f64, InputError> {
 
 fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
     let need = |what: &str| bad(key, format!("a {} region needs `{what}`", r.shape));
+    let given = [
+        ("center", r.center.is_some()),
+        ("radius", r.radius.is_some()),
+        ("min", r.min.is_some()),
+        ("max", r.max.is_some()),
+        ("points", r.points.is_some()),
+    ];
+    let uses: &[&str] = match r.shape.as_str() {
+        "circle" => &["center", "radius"],
+        "rectangle" => &["min", "max"],
+        "polygon" => &["points"],
+        _ => &["center", "radius", "min", "max", "points"],
+    };
+    if let Some((extra, _)) = given.iter().find(|(k, set)| *set && !uses.contains(k)) {
+        return Err(bad(
+            &format!("{key}.{extra}"),
+            format!("a {} region does not use `{extra}`", r.shape),
+        ));
+    }
     match r.shape.as_str() {
         "circle" => {
             let radius = r.radius.ok_or_else(|| need("radius"))?;
@@ -634,6 +653,21 @@ fn segment_def(
         series_list.push(series::load(spec, k, dir, 1.0)?);
         Ok((series_list.len() - 1) as u32)
     };
+    let unused = match seg.kind.as_str() {
+        "inflow" => seg.level.is_some().then_some("level"),
+        "stage" => seg.discharge.is_some().then_some("discharge"),
+        _ => seg
+            .level
+            .as_ref()
+            .map(|_| "level")
+            .or(seg.discharge.as_ref().map(|_| "discharge")),
+    };
+    if let Some(extra) = unused {
+        return Err(bad(
+            &format!("{key}.{extra}"),
+            format!("a {} segment does not use `{extra}`", seg.kind),
+        ));
+    }
     match seg.kind.as_str() {
         "inflow" => {
             let q = seg

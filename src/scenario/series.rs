@@ -2,7 +2,7 @@
 
 use crate::error::InputError;
 use crate::scenario::model::Series;
-use crate::scenario::spec::SeriesSpec;
+use crate::scenario::spec::{SeriesCsv, SeriesSpec, SeriesTable};
 use std::path::Path;
 
 /// Reads a series; `key` names it in errors, `dir` resolves relative CSV paths, and
@@ -15,7 +15,7 @@ pub fn load(
 ) -> Result<Series, InputError> {
     let (times, values) = match spec {
         SeriesSpec::Constant(v) => (vec![0.0], vec![*v]),
-        SeriesSpec::Table { time, value } => {
+        SeriesSpec::Table(SeriesTable { time, value }) => {
             if time.len() != value.len() {
                 return Err(InputError::new(format!(
                     "expected as many values as times, found {} times and {} values",
@@ -26,11 +26,11 @@ pub fn load(
             }
             (time.clone(), value.clone())
         }
-        SeriesSpec::Csv {
+        SeriesSpec::Csv(SeriesCsv {
             csv,
             time_column,
             value_column,
-        } => {
+        }) => {
             let path = dir.join(csv);
             read_csv(&path, time_column.as_deref(), value_column.as_deref())?
         }
@@ -111,10 +111,10 @@ mod tests {
 
     #[test]
     fn tables_must_increase() {
-        let spec = SeriesSpec::Table {
+        let spec = SeriesSpec::Table(SeriesTable {
             time: vec![0.0, 10.0, 5.0],
             value: vec![1.0, 2.0, 3.0],
-        };
+        });
         let e = load(&spec, "boundary.segment[0].discharge", Path::new("."), 1.0).unwrap_err();
         assert!(e.to_string().contains("times must increase"), "{e}");
         assert_eq!(e.key.as_deref(), Some("boundary.segment[0].discharge"));
@@ -124,20 +124,20 @@ mod tests {
     fn csv_columns_and_units() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("q.csv"), "hour,t,Q\n0,0,1\n1,3600,2\n").unwrap();
-        let spec = SeriesSpec::Csv {
+        let spec = SeriesSpec::Csv(SeriesCsv {
             csv: "q.csv".into(),
             time_column: Some("t".into()),
             value_column: Some("Q".into()),
-        };
+        });
         let s = load(&spec, "k", dir.path(), 2.0).unwrap();
         assert_eq!(s.times, vec![0.0, 3600.0]);
         assert_eq!(s.values, vec![2.0, 4.0]);
         std::fs::write(dir.path().join("bad.csv"), "t,Q\n0,1\n1,x\n").unwrap();
-        let spec = SeriesSpec::Csv {
+        let spec = SeriesSpec::Csv(SeriesCsv {
             csv: "bad.csv".into(),
             time_column: None,
             value_column: None,
-        };
+        });
         let e = load(&spec, "k", dir.path(), 1.0).unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
         assert!(e.file.unwrap().ends_with("bad.csv"));

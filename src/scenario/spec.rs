@@ -146,18 +146,29 @@ pub struct SegmentSpec {
 
 /// A constant, a table, or two columns of a CSV file.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a number, { time = [...], value = [...] }, or { csv = \"file\", time_column = \"...\", value_column = \"...\" } (no other keys)"
+)]
 pub enum SeriesSpec {
     Constant(f64),
-    Table {
-        time: Vec<f64>,
-        value: Vec<f64>,
-    },
-    Csv {
-        csv: PathBuf,
-        time_column: Option<String>,
-        value_column: Option<String>,
-    },
+    Table(SeriesTable),
+    Csv(SeriesCsv),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesTable {
+    pub time: Vec<f64>,
+    pub value: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesCsv {
+    pub csv: PathBuf,
+    pub time_column: Option<String>,
+    pub value_column: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
