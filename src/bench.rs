@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::gpu::{shaders, Gpu};
 use crate::grid::BlockGrid;
-use crate::scenario::model::{BcDef, BcKind, Model, Numerics};
+use crate::scenario::model::{BcDef, BcKind, Model, Numerics, WALL_BED};
 use crate::solver::{Simulation, MIN_BYTES_PER_CELL_UPDATE};
 use serde_json::json;
 use std::time::Instant;
@@ -96,17 +96,17 @@ pub fn dam_break_model(n: usize) -> Model {
             }
         })
         .collect();
+    let stored = |field: Vec<f32>, pad: f32| grid.to_storage(&field, pad);
     Model {
         name: format!("bench dam break {n}x{n}"),
-        grid,
         cell_size: 1.0,
         origin: (0.0, 0.0),
         datum: 0.0,
-        bed: vec![0.0; cells],
-        hu: vec![0.0; cells],
-        hv: vec![0.0; cells],
-        depth,
-        manning: vec![0.0; cells],
+        bed: stored(vec![0.0; cells], WALL_BED),
+        hu: stored(vec![0.0; cells], 0.0),
+        hv: stored(vec![0.0; cells], 0.0),
+        depth: stored(depth, 0.0),
+        manning: stored(vec![0.0; cells], 0.0),
         bc_edge: vec![BcKind::Wall as u32; 4 * n],
         bc_defs: vec![BcDef::plain(BcKind::Wall)],
         series: Vec::new(),
@@ -122,6 +122,7 @@ pub fn dam_break_model(n: usize) -> Model {
         gauge_times: Vec::new(),
         write_rasters: false,
         write_png: false,
+        grid,
     }
 }
 

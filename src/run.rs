@@ -61,7 +61,8 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     }
     let started = Instant::now();
     let mut sim = Simulation::new(gpu, model)?;
-    let mass_initial = model.volume(&model.depth);
+    let mass_initial = model.stored_volume(&model.depth);
+    let maps = outputs::Maps::new(model);
     let mut gauges = GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?;
     let mut reporter = Reporter::new(model, opts.progress);
     let gauge_cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
@@ -78,7 +79,7 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
                 .map_err(|e| io_err(dir, e))?;
         }
         if model.output_times.contains(&target) {
-            write_outputs(dir, model, &sim, target)?;
+            write_outputs(dir, model, &maps, &sim, target)?;
         }
     }
     reporter.finish(sim.status());
@@ -86,10 +87,17 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     let fields = sim.read_fields();
     let max_depth = if model.numerics.track_max_depth {
         let m = sim.read_max_depth();
-        outputs::write_max_depth(dir, model, &m).map_err(|e| io_err(dir, e))?;
+        outputs::write_max_depth(dir, model, &maps, &m).map_err(|e| io_err(dir, e))?;
         if model.write_png {
-            outputs::write_depth_png(dir, "max_depth.png", "maximum depth".into(), model, &m)
-                .map_err(Error::Io)?;
+            outputs::write_depth_png(
+                dir,
+                "max_depth.png",
+                "maximum depth".into(),
+                model,
+                &maps,
+                &m,
+            )
+            .map_err(Error::Io)?;
         }
         m
     } else {
@@ -130,13 +138,19 @@ fn targets(model: &Model) -> Vec<f64> {
     t
 }
 
-fn write_outputs(dir: &Path, model: &Model, sim: &Simulation, t: f64) -> Result<()> {
+fn write_outputs(
+    dir: &Path,
+    model: &Model,
+    maps: &outputs::Maps,
+    sim: &Simulation,
+    t: f64,
+) -> Result<()> {
     if !model.write_rasters && !model.write_png {
         return Ok(());
     }
     let fields = sim.read_fields();
     if model.write_rasters {
-        outputs::write_rasters(dir, model, t, &fields).map_err(|e| io_err(dir, e))?;
+        outputs::write_rasters(dir, model, maps, t, &fields).map_err(|e| io_err(dir, e))?;
     }
     if model.write_png {
         let name = format!("depth_{}.png", outputs::time_label(t));
@@ -145,6 +159,7 @@ fn write_outputs(dir: &Path, model: &Model, sim: &Simulation, t: f64) -> Result<
             &name,
             format!("depth  t = {t:.1} s"),
             model,
+            maps,
             &fields.depth,
         )
         .map_err(Error::Io)?;

@@ -2,6 +2,8 @@
 //! table of 12 slots per block (two per side, for a finer neighbour later, and one per
 //! corner). Cell state lives on the GPU as `block * 256 + (i + 16 j)`.
 
+pub mod quadtree;
+
 use bytemuck::{Pod, Zeroable};
 
 pub const BLOCK: usize = 16;
@@ -45,50 +47,59 @@ pub struct BlockInfo {
     pub flags: u32,
 }
 
-/// A grid of blocks over a domain of `nx × ny` cells. Blocks past the domain's east and
-/// north edges are padded with cells that are never wet and never written out.
+/// A grid of blocks over a domain of `nx × ny` cells of the finest level. A block at level
+/// r has cells 2^r times as wide. Blocks past the domain's east and north edges are padded
+/// with cells that are never wet and never written out.
 #[derive(Clone, Debug)]
 pub struct BlockGrid {
     pub nx: usize,
     pub ny: usize,
-    /// Blocks per row and per column.
-    pub bx: usize,
-    pub by: usize,
+    pub levels: usize,
     pub blocks: Vec<BlockInfo>,
     pub neighbours: Vec<u32>,
+    /// The block covering each 16×16 tile of finest cells, row-major.
+    cover: Vec<u32>,
+    tiles_x: usize,
 }
 
 impl BlockGrid {
     /// A single-level grid, blocks in row-major order.
     pub fn uniform(nx: usize, ny: usize) -> Self {
-        let bx = nx.div_ceil(BLOCK);
-        let by = ny.div_ceil(BLOCK);
-        let mut blocks = Vec::with_capacity(bx * by);
-        let mut neighbours = Vec::with_capacity(bx * by * NB_SLOTS);
-        for bj in 0..by {
-            for bi in 0..bx {
-                // A block whose halo reaches past the edge needs ghost cells too: its faces
-                // must agree bit for bit with those of the block on the edge.
-                let on_edge = bi == 0
-                    || bj == 0
-                    || (bi + 1) * BLOCK + HALO > nx
-                    || (bj + 1) * BLOCK + HALO > ny;
-                blocks.push(BlockInfo {
-                    i0: (bi * BLOCK) as u32,
-                    j0: (bj * BLOCK) as u32,
-                    level: 0,
-                    flags: if on_edge { BLOCK_ON_EDGE } else { 0 },
-                });
-                neighbours.extend(uniform_neighbours(bi, bj, bx, by));
+        quadtree::build(nx, ny, 1, &|_| false)
+    }
+
+    /// Assembles a grid from its blocks and neighbour table, and indexes which block covers
+    /// each finest-level tile.
+    pub(crate) fn assemble(
+        nx: usize,
+        ny: usize,
+        levels: usize,
+        blocks: Vec<BlockInfo>,
+        neighbours: Vec<u32>,
+    ) -> Self {
+        let tiles_x = nx.div_ceil(BLOCK);
+        let tiles_y = ny.div_ceil(BLOCK);
+        let mut cover = vec![NONE; tiles_x * tiles_y];
+        for (b, info) in blocks.iter().enumerate() {
+            let span = 1usize << info.level; // finest tiles per block side
+            let (ti, tj) = (
+                info.i0 as usize / BLOCK * span,
+                info.j0 as usize / BLOCK * span,
+            );
+            for tj in tj..(tj + span).min(tiles_y) {
+                for ti in ti..(ti + span).min(tiles_x) {
+                    cover[ti + tiles_x * tj] = b as u32;
+                }
             }
         }
         BlockGrid {
             nx,
             ny,
-            bx,
-            by,
+            levels,
             blocks,
             neighbours,
+            cover,
+            tiles_x,
         }
     }
 
@@ -105,25 +116,60 @@ impl BlockGrid {
         self.neighbours[block * NB_SLOTS + slot as usize]
     }
 
-    /// Storage index of domain cell (i, j), row j = 0 at the south edge.
+    /// The block holding finest cell (i, j).
+    pub fn block_of_cell(&self, i: usize, j: usize) -> usize {
+        self.cover[i / BLOCK + self.tiles_x * (j / BLOCK)] as usize
+    }
+
+    /// Storage index of the cell covering finest cell (i, j), row j = 0 at the south edge.
     pub fn storage_index(&self, i: usize, j: usize) -> usize {
-        let block = (j / BLOCK) * self.bx + i / BLOCK;
-        block * CELLS_PER_BLOCK + (i % BLOCK) + BLOCK * (j % BLOCK)
+        let b = self.block_of_cell(i, j);
+        let info = &self.blocks[b];
+        let r = info.level;
+        let li = (i >> r) - info.i0 as usize;
+        let lj = (j >> r) - info.j0 as usize;
+        b * CELLS_PER_BLOCK + li + BLOCK * lj
     }
 
-    /// Lays a row-major domain field out in block order, filling padding with `pad`.
-    pub fn to_storage<T: Copy>(&self, field: &[T], pad: T) -> Vec<T> {
+    /// Stored cell k: its first finest cell and its width in finest cells.
+    pub fn cell_footprint(&self, k: usize) -> (usize, usize, usize) {
+        let info = &self.blocks[k / CELLS_PER_BLOCK];
+        let local = k % CELLS_PER_BLOCK;
+        let r = info.level as usize;
+        let i = (info.i0 as usize + local % BLOCK) << r;
+        let j = (info.j0 as usize + local / BLOCK) << r;
+        (i, j, 1 << r)
+    }
+
+    /// Whether stored cell k lies inside the domain (not padding).
+    pub fn in_domain(&self, k: usize) -> bool {
+        let (i, j, _) = self.cell_footprint(k);
+        i < self.nx && j < self.ny
+    }
+
+    /// Lays a row-major finest-level field out in block order: a coarse cell gets the mean
+    /// of the finest cells it covers; padding gets `pad`.
+    pub fn to_storage(&self, field: &[f32], pad: f32) -> Vec<f32> {
         assert_eq!(field.len(), self.nx * self.ny);
-        let mut out = vec![pad; self.stored_cells()];
-        for j in 0..self.ny {
-            for i in 0..self.nx {
-                out[self.storage_index(i, j)] = field[i + self.nx * j];
-            }
-        }
-        out
+        (0..self.stored_cells())
+            .map(|k| {
+                let (i0, j0, w) = self.cell_footprint(k);
+                if i0 >= self.nx || j0 >= self.ny {
+                    return pad;
+                }
+                let mut sum = 0.0f64;
+                for j in j0..(j0 + w).min(self.ny) {
+                    for i in i0..(i0 + w).min(self.nx) {
+                        sum += field[i + self.nx * j] as f64;
+                    }
+                }
+                (sum / (w * w) as f64) as f32
+            })
+            .collect()
     }
 
-    /// The inverse of [`to_storage`](Self::to_storage): padding is dropped.
+    /// The finest-level row-major field: each finest cell takes the value of the stored
+    /// cell that covers it (coarse cells are replicated). Padding is dropped.
     pub fn from_storage<T: Copy>(&self, stored: &[T]) -> Vec<T> {
         assert_eq!(stored.len(), self.stored_cells());
         let mut out = Vec::with_capacity(self.nx * self.ny);
@@ -135,31 +181,14 @@ impl BlockGrid {
         out
     }
 
-    /// Blocks holding any of the given domain cells.
-    pub fn block_of_cell(&self, i: usize, j: usize) -> usize {
-        (j / BLOCK) * self.bx + i / BLOCK
-    }
-}
-
-fn uniform_neighbours(bi: usize, bj: usize, bx: usize, by: usize) -> [u32; NB_SLOTS] {
-    let at = |di: isize, dj: isize| -> u32 {
-        let (i, j) = (bi as isize + di, bj as isize + dj);
-        if i < 0 || j < 0 || i >= bx as isize || j >= by as isize {
-            NONE
-        } else {
-            (j as usize * bx + i as usize) as u32
+    /// Blocks per level, finest first.
+    pub fn blocks_per_level(&self) -> Vec<usize> {
+        let mut count = vec![0; self.levels];
+        for b in &self.blocks {
+            count[b.level as usize] += 1;
         }
-    };
-    let mut n = [NONE; NB_SLOTS];
-    n[Slot::N0 as usize] = at(0, 1);
-    n[Slot::S0 as usize] = at(0, -1);
-    n[Slot::E0 as usize] = at(1, 0);
-    n[Slot::W0 as usize] = at(-1, 0);
-    n[Slot::NE as usize] = at(1, 1);
-    n[Slot::NW as usize] = at(-1, 1);
-    n[Slot::SE as usize] = at(1, -1);
-    n[Slot::SW as usize] = at(-1, -1);
-    n
+        count
+    }
 }
 
 #[cfg(test)]
@@ -169,11 +198,11 @@ mod tests {
     #[test]
     fn padding_and_round_trip() {
         let g = BlockGrid::uniform(20, 33);
-        assert_eq!((g.bx, g.by), (2, 3));
-        let field: Vec<u32> = (0..20 * 33).collect();
-        let stored = g.to_storage(&field, u32::MAX);
+        assert_eq!(g.nblocks(), 6);
+        let field: Vec<f32> = (0..20 * 33).map(|v| v as f32).collect();
+        let stored = g.to_storage(&field, -1.0);
         assert_eq!(
-            stored.iter().filter(|&&v| v == u32::MAX).count(),
+            stored.iter().filter(|&&v| v == -1.0).count(),
             6 * 256 - 20 * 33
         );
         assert_eq!(g.from_storage(&stored), field);
@@ -204,7 +233,7 @@ mod tests {
                 .count()
         };
         assert_eq!(count(0), 3);
-        assert_eq!(count(g.bx + 1), 8);
+        assert_eq!(count(g.block_of_cell(20, 20)), 8);
     }
 
     #[test]

@@ -1,4 +1,7 @@
 //! ESRI ASCII grids (.asc): the simplest raster every GIS reads.
+//!
+//! Errors name the file and either the header key or the line, so a user can fix a grid
+//! by hand. Data rows may wrap across lines: we count values, not lines.
 
 use crate::error::InputError;
 use std::io::{BufWriter, Write};
@@ -64,7 +67,55 @@ const HEADER_KEYS: [&str; 8] = [
     "nodata_value",
 ];
 
-/// Header values, by lower-case key.
+/// Whitespace-separated words with their 1-based line numbers.
+struct Tokens<'a> {
+    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    words: std::str::SplitWhitespace<'a>,
+    /// The line of the last word read; at the end of the file, the last line.
+    line: usize,
+    peeked: Option<(usize, &'a str)>,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Self {
+        Tokens {
+            lines: text.lines().enumerate(),
+            words: "".split_whitespace(),
+            line: 0,
+            peeked: None,
+        }
+    }
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        if let Some(t) = self.peeked.take() {
+            return Some(t);
+        }
+        loop {
+            if let Some(w) = self.words.next() {
+                return Some((self.line, w));
+            }
+            let (n, l) = self.lines.next()?;
+            self.line = n + 1;
+            self.words = l.split_whitespace();
+        }
+    }
+
+    fn peek(&mut self) -> Option<(usize, &'a str)> {
+        if self.peeked.is_none() {
+            self.peeked = self.next();
+        }
+        self.peeked
+    }
+}
+
+/// One header entry as written: lower-case key, line, the value's text and its number.
+struct Entry<'a> {
+    key: String,
+    line: usize,
+    raw: &'a str,
+    value: f64,
+}
+
 struct Header {
     ncols: usize,
     nrows: usize,
@@ -74,151 +125,220 @@ struct Header {
     nodata: Option<f64>,
 }
 
-fn parse_header(tokens: &mut Tokens, path: &Path) -> Result<Header, InputError> {
+pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(path))?;
+    let mut tokens = Tokens::new(&text);
+    let entries = read_header_entries(&mut tokens, path)?;
+    let h = check_header(&entries, path)?;
+    let mut data = read_values(&mut tokens, &h, text.len(), path)?;
+    flip_rows(&mut data, h.ncols);
+    Ok(Raster {
+        ncols: h.ncols,
+        nrows: h.nrows,
+        xll: h.xll,
+        yll: h.yll,
+        cellsize: h.cellsize,
+        nodata: h.nodata,
+        data,
+    })
+}
+
+/// Reads `key value` pairs until the first word that is not a header key.
+fn read_header_entries<'a>(
+    tokens: &mut Tokens<'a>,
+    path: &Path,
+) -> Result<Vec<Entry<'a>>, InputError> {
     let fail = |key: &str, m: String| InputError::new(m).in_file(path).at_key(key);
-    let mut values: Vec<(String, f64, String)> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
     while let Some((line, word)) = tokens.peek() {
         let key = word.to_ascii_lowercase();
         if !HEADER_KEYS.contains(&key.as_str()) {
-            break; // the first value ("nan" included)
+            // A word that is neither a key nor a number ("nan" parses) is a misspelt key.
+            if word.parse::<f64>().is_err() && word.starts_with(|c: char| c.is_alphabetic()) {
+                return Err(InputError::new(format!(
+                    "line {line}: expected a header key ({}) or the first value, found {word:?}",
+                    HEADER_KEYS.join(", ")
+                ))
+                .in_file(path));
+            }
+            break;
         }
         tokens.next();
-        let (_, raw) = tokens
-            .next()
-            .ok_or_else(|| fail(&key, format!("line {line}: expected a value")))?;
-        let v = raw.parse::<f64>().map_err(|_| {
+        // The value must sit on the key's line: otherwise we would eat the first data value.
+        let raw = match tokens.peek() {
+            Some((l, raw)) if l == line => raw,
+            _ => {
+                return Err(fail(
+                    &key,
+                    format!("line {line}: expected a value after the key"),
+                ))
+            }
+        };
+        tokens.next();
+        let value = raw.parse::<f64>().map_err(|_| {
             fail(
                 &key,
                 format!("line {line}: expected a number, found {raw:?}"),
             )
         })?;
-        values.push((key, v, raw.to_string()));
-    }
-    let get = |names: &[&str]| {
-        values
-            .iter()
-            .find(|(k, _, _)| names.contains(&k.as_str()))
-            .map(|(_, v, _)| *v)
-    };
-    let count = |key: &str| -> Result<usize, InputError> {
-        let v = get(&[key]).ok_or_else(|| fail(key, "missing from the header".into()))?;
-        if v < 1.0 || v.fract() != 0.0 {
+        if let Some((l, extra)) = tokens.peek().filter(|(l, _)| *l == line) {
             return Err(fail(
-                key,
-                format!("expected a positive whole number, found {v}"),
+                &key,
+                format!("line {l}: expected one value, found another: {extra:?}"),
             ));
         }
-        Ok(v as usize)
+        if let Some(first) = entries.iter().find(|e| e.key == key) {
+            return Err(fail(
+                &key,
+                format!("line {line}: given twice (first on line {})", first.line),
+            ));
+        }
+        entries.push(Entry {
+            key,
+            line,
+            raw,
+            value,
+        });
+    }
+    Ok(entries)
+}
+
+/// Turns the header entries into sizes and georeferencing, checking each.
+fn check_header(entries: &[Entry], path: &Path) -> Result<Header, InputError> {
+    let fail = |key: &str, m: String| InputError::new(m).in_file(path).at_key(key);
+    let find = |key: &str| entries.iter().find(|e| e.key == key);
+    let required = |key: &str| find(key).ok_or_else(|| fail(key, "missing from the header".into()));
+    let count = |key: &str| -> Result<usize, InputError> {
+        let e = required(key)?;
+        if e.value < 1.0 || e.value.fract() != 0.0 || e.value > u32::MAX as f64 {
+            return Err(fail(
+                key,
+                format!(
+                    "line {}: expected a positive whole number, found {}",
+                    e.line, e.raw
+                ),
+            ));
+        }
+        Ok(e.value as usize)
     };
     let (ncols, nrows) = (count("ncols")?, count("nrows")?);
-    let cellsize =
-        get(&["cellsize"]).ok_or_else(|| fail("cellsize", "missing from the header".into()))?;
-    if !(cellsize > 0.0 && cellsize.is_finite()) {
+    if ncols.checked_mul(nrows).is_none() {
+        return Err(fail(
+            "nrows",
+            format!("ncols × nrows = {ncols} × {nrows} is too large"),
+        ));
+    }
+    let cs = required("cellsize")?;
+    if !(cs.value > 0.0 && cs.value.is_finite()) {
         return Err(fail(
             "cellsize",
-            format!("expected a positive number, found {cellsize}"),
+            format!(
+                "line {}: expected a positive number, found {}",
+                cs.line, cs.raw
+            ),
         ));
     }
     let corner = |corner: &str, centre: &str| -> Result<f64, InputError> {
-        match (get(&[corner]), get(&[centre])) {
-            (Some(v), _) => Ok(v),
-            (None, Some(c)) => Ok(c - cellsize / 2.0),
-            (None, None) => Err(fail(
-                corner,
-                format!("missing from the header (or {centre})"),
-            )),
+        let (e, shift) = match (find(corner), find(centre)) {
+            (Some(_), Some(c)) => {
+                let m = format!("line {}: give {corner} or {centre}, not both", c.line);
+                return Err(fail(centre, m));
+            }
+            (Some(e), None) => (e, 0.0),
+            // A centre names the middle of the lower-left cell; we keep its corner.
+            (None, Some(e)) => (e, cs.value / 2.0),
+            (None, None) => {
+                return Err(fail(
+                    corner,
+                    format!("missing from the header (or {centre})"),
+                ))
+            }
+        };
+        if !e.value.is_finite() {
+            let m = format!("line {}: expected a finite number, found {}", e.line, e.raw);
+            return Err(fail(&e.key, m));
         }
+        Ok(e.value - shift)
     };
     Ok(Header {
         ncols,
         nrows,
         xll: corner("xllcorner", "xllcenter")?,
         yll: corner("yllcorner", "yllcenter")?,
-        cellsize,
-        nodata: get(&["nodata_value"]),
+        cellsize: cs.value,
+        nodata: find("nodata_value").map(|e| e.value),
     })
 }
 
-/// Whitespace-separated words with their line numbers.
-struct Tokens<'a> {
-    words: std::iter::Peekable<Box<dyn Iterator<Item = (usize, &'a str)> + 'a>>,
+/// Reads exactly ncols × nrows values in file order (north row first).
+fn read_values(
+    tokens: &mut Tokens,
+    h: &Header,
+    text_len: usize,
+    path: &Path,
+) -> Result<Vec<f64>, InputError> {
+    let fail = |m: String| InputError::new(m).in_file(path);
+    let n = h.ncols * h.nrows;
+    // A header can claim more values than the file could hold: size by the text instead.
+    let mut data = Vec::with_capacity(n.min(text_len / 2 + 1));
+    while data.len() < n {
+        let (row, found) = (data.len() / h.ncols + 1, data.len() % h.ncols);
+        let Some((line, word)) = tokens.next() else {
+            return Err(fail(format!(
+                "line {}: expected {} values in row {row} of {}, found {found} before the end of the file",
+                tokens.line, h.ncols, h.nrows
+            )));
+        };
+        let v = word.parse::<f64>().map_err(|_| {
+            fail(format!(
+                "line {line}: expected a number (row {row}, value {}), found {word:?}",
+                found + 1
+            ))
+        })?;
+        data.push(v);
+    }
+    if let Some((line, word)) = tokens.next() {
+        return Err(fail(format!(
+            "line {line}: expected {n} values (ncols {} × nrows {}), found more: {word:?}",
+            h.ncols, h.nrows
+        )));
+    }
+    Ok(data)
 }
 
-impl<'a> Tokens<'a> {
-    fn new(text: &'a str) -> Self {
-        let it: Box<dyn Iterator<Item = (usize, &'a str)>> = Box::new(
-            text.lines()
-                .enumerate()
-                .flat_map(|(n, l)| l.split_whitespace().map(move |w| (n + 1, w))),
-        );
-        Tokens {
-            words: it.peekable(),
-        }
-    }
-    fn peek(&mut self) -> Option<(usize, &'a str)> {
-        self.words.peek().copied()
-    }
-    fn next(&mut self) -> Option<(usize, &'a str)> {
-        self.words.next()
+/// Reverses the order of the rows in place (north-first ↔ south-first).
+fn flip_rows(data: &mut [f64], ncols: usize) {
+    let nrows = data.len() / ncols;
+    for r in 0..nrows / 2 {
+        let (top, bottom) = data.split_at_mut((nrows - 1 - r) * ncols);
+        top[r * ncols..(r + 1) * ncols].swap_with_slice(&mut bottom[..ncols]);
     }
 }
 
-pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(path))?;
-    let mut tokens = Tokens::new(&text);
-    let h = parse_header(&mut tokens, path)?;
-    let mut r = Raster::new(h.ncols, h.nrows, h.xll, h.yll, h.cellsize, h.nodata, 0.0);
-    for file_row in 0..h.nrows {
-        for col in 0..h.ncols {
-            let (line, word) = tokens.next().ok_or_else(|| {
-                InputError::new(format!(
-                    "expected {} values in {} rows; the file ends in row {} after {col} values",
-                    h.ncols * h.nrows,
-                    h.nrows,
-                    file_row + 1
-                ))
-                .in_file(path)
-            })?;
-            let v = word.parse::<f64>().map_err(|_| {
-                InputError::new(format!("line {line}: expected a number, found {word:?}"))
-                    .in_file(path)
-            })?;
-            r.set(col, h.nrows - 1 - file_row, v);
-        }
-    }
-    if let Some((line, _)) = tokens.next() {
-        return Err(InputError::new(format!(
-            "line {line}: more values than ncols × nrows = {}",
-            h.ncols * h.nrows
-        ))
-        .in_file(path));
-    }
-    Ok(r)
-}
-
+/// Writes the raster north row first. Values go out as f32 text (the shortest that reads
+/// back to the same f32); nodata cells go out as the nodata value's own f64 text, so they
+/// still match it exactly when read back.
 pub fn write_ascii_grid(path: &Path, r: &Raster) -> std::io::Result<()> {
-    let mut f = BufWriter::new(std::fs::File::create(path)?);
+    let mut f = BufWriter::with_capacity(1 << 16, std::fs::File::create(path)?);
     writeln!(f, "ncols {}", r.ncols)?;
     writeln!(f, "nrows {}", r.nrows)?;
     writeln!(f, "xllcorner {}", r.xll)?;
     writeln!(f, "yllcorner {}", r.yll)?;
     writeln!(f, "cellsize {}", r.cellsize)?;
-    if let Some(nd) = r.nodata {
+    let nodata_text = r.nodata.map(|v| v.to_string());
+    if let Some(nd) = &nodata_text {
         writeln!(f, "NODATA_value {nd}")?;
     }
-    let mut line = String::new();
     for row in (0..r.nrows).rev() {
-        line.clear();
         for col in 0..r.ncols {
-            if col > 0 {
-                line.push(' ');
+            let sep = if col + 1 == r.ncols { "\n" } else { " " };
+            let v = r.get(col, row);
+            match &nodata_text {
+                Some(nd) if r.is_nodata(v) => write!(f, "{nd}{sep}")?,
+                _ => write!(f, "{}{sep}", v as f32)?,
             }
-            // f32 Display is the shortest text that reads back to the same f32.
-            line.push_str(&(r.get(col, row) as f32).to_string());
         }
-        line.push('\n');
-        f.write_all(line.as_bytes())?;
     }
     f.flush()
 }
@@ -226,87 +346,212 @@ pub fn write_ascii_grid(path: &Path, r: &Raster) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
-    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    const HEAD: &str = "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n";
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
         p
     }
 
     #[test]
-    fn round_trip_and_orientation() {
+    fn round_trip() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "a.asc", "ncols 3\nNROWS 2\nxllcorner 10\nyllcorner 20\ncellsize 5\nnodata_value -9999\n1 2 3\n4 5 -9999\n");
-        let r = read_ascii_grid(&p).unwrap();
-        assert_eq!(
-            (r.ncols, r.nrows, r.xll, r.yll, r.cellsize),
-            (3, 2, 10.0, 20.0, 5.0)
-        );
-        assert_eq!(r.get(0, 1), 1.0, "the first file row is the north row");
-        assert_eq!(r.get(0, 0), 4.0);
-        assert!(r.is_nodata(r.get(2, 0)));
-        let out = dir.path().join("b.asc");
+        let mut r = Raster::new(4, 3, 500000.25, 4100000.5, 2.5, Some(-9999.0), 0.0);
+        for (c, v) in r.data.iter_mut().enumerate() {
+            *v = (c as f32 * 0.1 + 1.0 / 3.0) as f64; // values that need every f32 digit
+        }
+        r.set(3, 2, -9999.0);
+        r.set(2, 2, f64::NAN); // NaN is nodata: it goes out as the nodata value
+        let out = dir.path().join("rt.asc");
         write_ascii_grid(&out, &r).unwrap();
-        assert_eq!(read_ascii_grid(&out).unwrap(), r);
-        let mut precise = r.clone();
-        precise.set(1, 1, 0.1f32 as f64);
-        write_ascii_grid(&out, &precise).unwrap();
-        assert_eq!(read_ascii_grid(&out).unwrap().get(1, 1) as f32, 0.1f32);
+        let back = read_ascii_grid(&out).unwrap();
+        assert_eq!((back.ncols, back.nrows), (4, 3));
+        assert_eq!(
+            (back.xll, back.yll, back.cellsize),
+            (r.xll, r.yll, r.cellsize)
+        );
+        assert_eq!(back.nodata, Some(-9999.0));
+        for (c, (a, b)) in r.data.iter().zip(&back.data).enumerate() {
+            if r.is_nodata(*a) {
+                assert_eq!(*b, -9999.0, "cell {c}");
+            } else {
+                assert_eq!(*a as f32, *b as f32, "cell {c}");
+            }
+        }
+        // Without nodata the header has no NODATA_value line.
+        let plain = Raster::new(2, 1, 0.0, 0.0, 1.0, None, 1.5);
+        write_ascii_grid(&out, &plain).unwrap();
+        assert!(!std::fs::read_to_string(&out).unwrap().contains("NODATA"));
+        assert_eq!(read_ascii_grid(&out).unwrap(), plain);
     }
 
     #[test]
-    fn centre_coordinates_and_wrapped_rows() {
+    fn odd_nodata_values_still_match_after_a_round_trip() {
+        // -3.4028234663852886e38 (f32::MIN as f64) is a common GDAL nodata value.
         let dir = tempfile::tempdir().unwrap();
-        let p = write(
-            dir.path(),
-            "c.asc",
-            "ncols 2\nnrows 2\nxllcenter 0.5\nyllcenter 0.5\ncellsize 1\n1\n2 3\n4\n",
-        );
+        let nd = f32::MIN as f64;
+        let r = Raster::new(2, 2, 0.0, 0.0, 1.0, Some(nd), nd);
+        let out = dir.path().join("nd.asc");
+        write_ascii_grid(&out, &r).unwrap();
+        let back = read_ascii_grid(&out).unwrap();
+        assert!(back.data.iter().all(|&v| back.is_nodata(v)));
+    }
+
+    #[test]
+    fn the_first_file_row_is_the_north_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "o.asc", &format!("{HEAD}1 2 3\n4 5 6\n"));
         let r = read_ascii_grid(&p).unwrap();
-        assert_eq!((r.xll, r.yll), (0.0, 0.0));
+        assert_eq!(r.get(0, 1), 1.0, "north-west");
+        assert_eq!(r.get(2, 1), 3.0, "north-east");
+        assert_eq!(r.get(0, 0), 4.0, "south-west");
+        assert_eq!(r.data, vec![4.0, 5.0, 6.0, 1.0, 2.0, 3.0]);
+        // Writing puts row 0 (south) last.
+        let mut s = Raster::new(2, 3, 0.0, 0.0, 1.0, None, 0.0);
+        s.set(0, 0, 7.0);
+        s.set(1, 2, 9.0);
+        let out = dir.path().join("w.asc");
+        write_ascii_grid(&out, &s).unwrap();
+        let text = std::fs::read_to_string(&out).unwrap();
+        let rows: Vec<&str> = text.lines().skip(5).collect();
+        assert_eq!(rows, ["0 9", "0 0", "7 0"]);
+    }
+
+    #[test]
+    fn centre_coordinates_any_case_and_wrapped_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "NCOLS 2\nNRows 2\nXLLCENTER 10.5\nyllCenter 20.5\nCellSize 1\nNODATA_VALUE -1\n1\n2 3\n  4\n\n";
+        let r = read_ascii_grid(&write(dir.path(), "c.asc", text)).unwrap();
+        assert_eq!((r.xll, r.yll, r.nodata), (10.0, 20.0, Some(-1.0)));
         assert_eq!(r.data, vec![3.0, 4.0, 1.0, 2.0]);
     }
 
     #[test]
-    fn errors_name_the_file_and_the_problem() {
+    fn a_large_grid_round_trips() {
         let dir = tempfile::tempdir().unwrap();
-        let cases = [
-            (
-                "short.asc",
-                "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5\n",
-                "file ends in row 2",
-            ),
-            (
-                "word.asc",
-                "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 x\n",
-                "line 6: expected a number",
-            ),
-            (
-                "cell.asc",
-                "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize -5\n1 2\n",
-                "`cellsize`: expected a positive number",
-            ),
-            (
-                "cols.asc",
-                "ncols 0\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n",
-                "`ncols`",
-            ),
-            (
-                "long.asc",
-                "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n",
-                "more values",
-            ),
-        ];
-        for (name, text, expect) in cases {
-            let p = write(dir.path(), name, text);
-            let e = read_ascii_grid(&p).unwrap_err().to_string();
-            assert!(e.contains(name) && e.contains(expect), "{name}: {e}");
+        let mut r = Raster::new(600, 400, 0.0, 0.0, 1.0, Some(-9999.0), 0.0);
+        for (c, v) in r.data.iter_mut().enumerate() {
+            *v = ((c % 977) as f32 * 0.37).sin() as f64;
         }
-        let e = read_ascii_grid(&dir.path().join("missing.asc"))
-            .unwrap_err()
-            .to_string();
+        let out = dir.path().join("big.asc");
+        write_ascii_grid(&out, &r).unwrap();
+        let back = read_ascii_grid(&out).unwrap();
+        assert_eq!((back.ncols, back.nrows), (r.ncols, r.nrows));
+        let same = |(a, b): (&f64, &f64)| *a as f32 == *b as f32;
         assert!(
-            e.contains("missing.asc") && e.contains("cannot read"),
+            r.data.iter().zip(&back.data).all(same),
+            "values differ in f32"
+        );
+    }
+
+    /// (file name, contents, what the message must say).
+    const BAD: [(&str, &str, &str); 16] = [
+        (
+            "short.asc",
+            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5\n",
+            "line 7: expected 3 values in row 2 of 2, found 2",
+        ),
+        (
+            "empty_rows.asc",
+            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n",
+            "line 5: expected 3 values in row 1 of 2, found 0",
+        ),
+        (
+            "word.asc",
+            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 x 6\n",
+            "line 7: expected a number (row 2, value 2), found \"x\"",
+        ),
+        (
+            "long.asc",
+            "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1\n\n2\n",
+            "line 8: expected 1 values (ncols 1 × nrows 1), found more",
+        ),
+        (
+            "cell.asc",
+            "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize -5\n1 2\n",
+            "`cellsize`: line 5: expected a positive number, found -5",
+        ),
+        (
+            "cols.asc",
+            "ncols 0\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n",
+            "`ncols`: line 1: expected a positive whole number, found 0",
+        ),
+        (
+            "rows.asc",
+            "ncols 2\nnrows 1.5\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n",
+            "`nrows`: line 2: expected a positive whole number, found 1.5",
+        ),
+        (
+            "no_rows.asc",
+            "ncols 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n",
+            "`nrows`: missing from the header",
+        ),
+        (
+            "no_x.asc",
+            "ncols 2\nnrows 1\nyllcorner 0\ncellsize 1\n1 2\n",
+            "`xllcorner`: missing from the header (or xllcenter)",
+        ),
+        (
+            "no_cell.asc",
+            "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\n1 2\n",
+            "`cellsize`: missing from the header",
+        ),
+        (
+            "text.asc",
+            "ncols 2\nnrows 1\nxllcorner west\nyllcorner 0\ncellsize 1\n1 2\n",
+            "`xllcorner`: line 3: expected a number, found \"west\"",
+        ),
+        (
+            "bare.asc",
+            "ncols 2\nnrows 1\nxllcorner 0\nyllcorner\n0\ncellsize 1\n1 2\n",
+            "`yllcorner`: line 4: expected a value after the key",
+        ),
+        (
+            "twice.asc",
+            "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\nncols 3\n1 2\n",
+            "`ncols`: line 6: given twice (first on line 1)",
+        ),
+        (
+            "both.asc",
+            "ncols 2\nnrows 1\nxllcorner 0\nxllcenter 0.5\nyllcorner 0\ncellsize 1\n1 2\n",
+            "`xllcenter`: line 4: give xllcorner or xllcenter, not both",
+        ),
+        (
+            "extra.asc",
+            "ncols 2 3\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n",
+            "`ncols`: line 1: expected one value, found another: \"3\"",
+        ),
+        (
+            "key.asc",
+            "ncols 2\nnrows 1\nxllcorner 0\nyllcorner 0\ndx 1\n1 2\n",
+            "line 5: expected a header key",
+        ),
+    ];
+
+    #[test]
+    fn every_error_names_the_file_and_the_key_or_line() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text, expect) in BAD {
+            let p = write(dir.path(), name, text);
+            let e = read_ascii_grid(&p).unwrap_err();
+            assert_eq!(e.file.as_deref(), Some(p.as_path()), "{name}");
+            let shown = e.to_string();
+            assert!(
+                shown.contains(name) && shown.contains(expect),
+                "{name}: {shown}"
+            );
+            assert!(
+                e.key.is_some() || e.message.starts_with("line "),
+                "{name}: {shown}"
+            );
+        }
+        let p = dir.path().join("missing.asc");
+        let e = read_ascii_grid(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("missing.asc") && e.contains("cannot read: No such file or directory"),
             "{e}"
         );
     }

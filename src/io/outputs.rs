@@ -3,7 +3,7 @@
 
 use crate::io::ascii_grid::{write_ascii_grid, Raster};
 use crate::io::quicklook::{write_quicklook, QuickLook};
-use crate::scenario::model::Model;
+use crate::scenario::model::{Model, WALL_BED};
 use crate::solver::Fields;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -45,40 +45,52 @@ pub fn speeds(model: &Model, f: &Fields) -> Vec<f32> {
         .collect()
 }
 
+/// The finest-level view of the terrain that every map is drawn on. Rasters are written at
+/// the finest resolution; a coarse cell's value is replicated over the finest cells it
+/// covers (no interpolation), so every map shows exactly what the solver holds.
+pub struct Maps {
+    /// Bed relative to the datum, finest level, row-major from the south edge.
+    pub bed: Vec<f32>,
+    pub valid: Vec<bool>,
+}
+
+impl Maps {
+    pub fn new(model: &Model) -> Maps {
+        let bed = model.domain(&model.bed);
+        let valid = bed.iter().map(|&z| z < WALL_BED * 0.5).collect();
+        Maps { bed, valid }
+    }
+
+    /// A raster of `value(c)` over valid cells, nodata elsewhere.
+    fn raster(&self, model: &Model, value: impl Fn(usize) -> Option<f64>) -> Raster {
+        raster_of(
+            model,
+            (0..self.bed.len()).map(|c| {
+                if self.valid[c] {
+                    value(c).unwrap_or(NODATA)
+                } else {
+                    NODATA
+                }
+            }),
+        )
+    }
+}
+
 /// Depth, speed and water level grids at time t; returns the files written.
 pub fn write_rasters(
     dir: &Path,
     model: &Model,
+    maps: &Maps,
     t: f64,
     f: &Fields,
 ) -> std::io::Result<Vec<PathBuf>> {
     let label = time_label(t);
-    let valid = |c: usize| model.is_valid(c);
-    let depth = raster_of(
-        model,
-        (0..f.depth.len()).map(|c| if valid(c) { f.depth[c] as f64 } else { NODATA }),
-    );
-    let speed_values = speeds(model, f);
-    let speed = raster_of(
-        model,
-        (0..f.depth.len()).map(|c| {
-            if valid(c) {
-                speed_values[c] as f64
-            } else {
-                NODATA
-            }
-        }),
-    );
-    let level = raster_of(
-        model,
-        (0..f.depth.len()).map(|c| {
-            if valid(c) && f.depth[c] > 0.0 {
-                f.depth[c] as f64 + model.bed[c] as f64 + model.datum
-            } else {
-                NODATA
-            }
-        }),
-    );
+    let speed = speeds(model, f);
+    let depth = maps.raster(model, |c| Some(f.depth[c] as f64));
+    let speed = maps.raster(model, |c| Some(speed[c] as f64));
+    let level = maps.raster(model, |c| {
+        (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
+    });
     let mut written = Vec::new();
     for (name, raster) in [("depth", depth), ("speed", speed), ("level", level)] {
         let path = dir.join(format!("{name}_{label}.asc"));
@@ -89,20 +101,14 @@ pub fn write_rasters(
 }
 
 /// The maximum depth over the run.
-pub fn write_max_depth(dir: &Path, model: &Model, max_depth: &[f32]) -> std::io::Result<PathBuf> {
-    let valid = |c: usize| model.is_valid(c);
-    let r = raster_of(
-        model,
-        (0..max_depth.len()).map(|c| {
-            if valid(c) {
-                max_depth[c] as f64
-            } else {
-                NODATA
-            }
-        }),
-    );
+pub fn write_max_depth(
+    dir: &Path,
+    model: &Model,
+    maps: &Maps,
+    max_depth: &[f32],
+) -> std::io::Result<PathBuf> {
     let path = dir.join("max_depth.asc");
-    write_ascii_grid(&path, &r)?;
+    write_ascii_grid(&path, &maps.raster(model, |c| Some(max_depth[c] as f64)))?;
     Ok(path)
 }
 
@@ -124,9 +130,9 @@ pub fn write_depth_png(
     name: &str,
     title: String,
     model: &Model,
+    maps: &Maps,
     depth: &[f32],
 ) -> Result<PathBuf, String> {
-    let valid: Vec<bool> = (0..model.bed.len()).map(|c| model.is_valid(c)).collect();
     let vmax = nice_ceiling(depth.iter().cloned().fold(0.0, f32::max));
     let path = dir.join(name);
     write_quicklook(
@@ -135,8 +141,8 @@ pub fn write_depth_png(
             nx: model.nx(),
             ny: model.ny(),
             values: depth,
-            valid: &valid,
-            terrain: Some(&model.bed),
+            valid: &maps.valid,
+            terrain: Some(&maps.bed),
             cell_size: model.cell_size,
             title,
             units: "m".into(),
@@ -175,8 +181,8 @@ impl GaugeFiles {
             } else {
                 (0.0, 0.0)
             };
-            let c = g.cell.0 + model.nx() * g.cell.1;
-            let eta = h as f64 + model.bed[c] as f64 + model.datum;
+            let k = model.grid.storage_index(g.cell.0, g.cell.1);
+            let eta = h as f64 + model.bed[k] as f64 + model.datum;
             writeln!(f, "{t},{h},{u},{v},{eta}")?;
         }
         Ok(())

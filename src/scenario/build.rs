@@ -5,7 +5,8 @@ use crate::error::InputError;
 use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
 use crate::io::ascii_grid::{read_ascii_grid, Raster};
 use crate::scenario::fields::{Field, Shape};
-use crate::scenario::model::{BcDef, BcKind, Gauge, Limiter, Model, Numerics, Series};
+use crate::scenario::model::{BcDef, BcKind, Gauge, Limiter, Model, Numerics, Series, WALL_BED};
+use crate::scenario::refine;
 use crate::scenario::series;
 use crate::scenario::spec::*;
 use std::path::{Path, PathBuf};
@@ -18,23 +19,23 @@ fn bad(key: &str, message: impl Into<String>) -> InputError {
     InputError::new(message).at_key(key)
 }
 
-/// Geometry of the grid: cells and where they are.
-struct Frame {
-    nx: usize,
-    ny: usize,
-    dx: f64,
-    origin: (f64, f64),
+/// Geometry of the finest grid: cells and where they are.
+pub(crate) struct Frame {
+    pub nx: usize,
+    pub ny: usize,
+    pub dx: f64,
+    pub origin: (f64, f64),
 }
 
 impl Frame {
-    fn centre(&self, i: usize, j: usize) -> (f64, f64) {
+    pub fn centre(&self, i: usize, j: usize) -> (f64, f64) {
         (
             self.origin.0 + (i as f64 + 0.5) * self.dx,
             self.origin.1 + (j as f64 + 0.5) * self.dx,
         )
     }
 
-    fn cells(&self) -> impl Iterator<Item = (usize, f64, f64)> + '_ {
+    pub fn cells(&self) -> impl Iterator<Item = (usize, f64, f64)> + '_ {
         (0..self.ny).flat_map(move |j| {
             (0..self.nx).map(move |i| {
                 let (x, y) = self.centre(i, j);
@@ -71,18 +72,21 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         terrain_raster.as_ref().map(|(r, p)| (r, p.as_path())),
     )?;
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
-    let mut bed: Vec<f32> = elevation.iter().map(|z| (z - datum) as f32).collect();
-    let mut grid = BlockGrid::uniform(frame.nx, frame.ny);
-    let (depth, hu, hv) = initial(&spec.initial, &frame, datum, &mut bed, dir)?;
-    let manning = friction(&spec.friction, &frame, dir)?;
+    let fine_bed: Vec<f32> = elevation.iter().map(|z| (z - datum) as f32).collect();
     let mut series_list = Vec::new();
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
+    let gauges = gauges(&spec.gauges, &frame)?;
+    let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
+    // Coarse cells take the mean of the finest terrain they cover.
+    let mut bed = grid.to_storage(&fine_bed, WALL_BED);
+    let points = storage_points(&grid, &frame);
+    let (depth, hu, hv) = initial(&spec.initial, &points, &frame, &grid, datum, &mut bed, dir)?;
+    let manning = grid.to_storage(&friction(&spec.friction, &frame, dir)?, 0.0);
     let rain_series = match &spec.rain {
         Some(rain) => Some(rain_series(rain, dir, &mut series_list)?),
         None => None,
     };
-    let gauges = gauges(&spec.gauges, &frame)?;
     let numerics = numerics(spec)?;
     let (output_times, gauge_times) = schedule(&spec.time, !gauges.is_empty())?;
     Ok(Model {
@@ -109,6 +113,22 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         write_rasters: spec.output.rasters,
         write_png: spec.output.png,
     })
+}
+
+/// Centre of each stored cell (None for padding), where initial conditions are evaluated.
+pub(crate) fn storage_points(grid: &BlockGrid, frame: &Frame) -> Vec<Option<(f64, f64)>> {
+    (0..grid.stored_cells())
+        .map(|k| {
+            let (i, j, w) = grid.cell_footprint(k);
+            (i < frame.nx && j < frame.ny).then(|| {
+                let half = w as f64 / 2.0;
+                (
+                    frame.origin.0 + (i as f64 + half) * frame.dx,
+                    frame.origin.1 + (j as f64 + half) * frame.dx,
+                )
+            })
+        })
+        .collect()
 }
 
 fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), InputError> {
@@ -265,20 +285,61 @@ pub fn depth_for_level(level: f32, bed: f32) -> (f32, f32) {
 type Water = (Vec<f32>, Vec<f32>, Vec<f32>);
 
 /// What the initial conditions set in one cell.
-#[derive(Clone, Copy)]
-enum Water1 {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Water1 {
     Level(f64),
     Depth(f64),
 }
 
 fn initial(
     spec: &InitialSpec,
+    points: &[Option<(f64, f64)>],
     frame: &Frame,
+    grid: &BlockGrid,
     datum: f64,
     bed: &mut [f32],
     dir: &Path,
 ) -> Result<Water, InputError> {
-    let n = frame.nx * frame.ny;
+    let water = water_spec(spec, points, frame, grid, dir)?;
+    let n = points.len();
+    let mut depth = vec![0.0f32; n];
+    let mut hu = vec![0.0f32; n];
+    let mut hv = vec![0.0f32; n];
+    for (c, w) in water.iter().enumerate() {
+        let Some((amount, u, v)) = w else { continue };
+        depth[c] = match *amount {
+            Water1::Level(level) => {
+                let (h, z) = depth_for_level((level - datum) as f32, bed[c]);
+                bed[c] = z;
+                h
+            }
+            Water1::Depth(d) if d < 0.0 => {
+                let (x, y) = points[c].unwrap_or_default();
+                return Err(bad(
+                    "initial.depth",
+                    format!("negative depth {d} m at x = {x}, y = {y}"),
+                ));
+            }
+            Water1::Depth(d) => d as f32,
+        };
+        hu[c] = (depth[c] as f64 * u) as f32;
+        hv[c] = (depth[c] as f64 * v) as f32;
+    }
+    Ok((depth, hu, hv))
+}
+
+/// Water (a level or a depth) and velocity (u, v) the initial conditions give a cell.
+pub(crate) type CellWater = (Water1, f64, f64);
+
+/// What the initial conditions put at each point.
+pub(crate) fn water_spec(
+    spec: &InitialSpec,
+    points: &[Option<(f64, f64)>],
+    frame: &Frame,
+    grid: &BlockGrid,
+    dir: &Path,
+) -> Result<Vec<Option<CellWater>>, InputError> {
+    let n = points.len();
     let mut water: Vec<Option<Water1>> = vec![None; n];
     let mut u = vec![0.0f64; n];
     let mut v = vec![0.0f64; n];
@@ -287,7 +348,7 @@ fn initial(
         &mut water,
         &mut u,
         &mut v,
-        frame,
+        points,
         &everywhere,
         spec.water_level.as_ref(),
         spec.depth.as_ref(),
@@ -297,7 +358,7 @@ fn initial(
     )?;
     for (k, region) in spec.regions.iter().enumerate() {
         let key = format!("initial.region[{k}]");
-        let shape = region_shape(region, &key)?;
+        let shape = region_shape(&region.shape_keys(), &key)?;
         if region.water_level.is_none() && region.depth.is_none() {
             return Err(bad(&key, "expected water_level or depth"));
         }
@@ -306,7 +367,7 @@ fn initial(
             &mut water,
             &mut u,
             &mut v,
-            frame,
+            points,
             &inside,
             region.water_level.as_ref(),
             region.depth.as_ref(),
@@ -329,9 +390,26 @@ fn initial(
                 ))
             }
         };
+        // Nodata becomes NaN, so a coarse cell touching any nodata keeps its other water.
+        let fine: Vec<f32> = raster
+            .data
+            .iter()
+            .map(|&v| {
+                if raster.is_nodata(v) {
+                    f32::NAN
+                } else {
+                    v as f32
+                }
+            })
+            .collect();
+        let values = if n == fine.len() {
+            fine
+        } else {
+            grid.to_storage(&fine, f32::NAN)
+        };
         for (c, w) in water.iter_mut().enumerate() {
-            let value = raster.get(c % frame.nx, c / frame.nx);
-            if !raster.is_nodata(value) {
+            let value = values[c] as f64;
+            if !value.is_nan() && points[c].is_some() {
                 *w = Some(if as_level {
                     Water1::Level(value)
                 } else {
@@ -340,28 +418,7 @@ fn initial(
             }
         }
     }
-    let mut depth = vec![0.0f32; n];
-    for c in 0..n {
-        depth[c] = match water[c] {
-            None => 0.0,
-            Some(Water1::Level(level)) => {
-                let (h, z) = depth_for_level((level - datum) as f32, bed[c]);
-                bed[c] = z;
-                h
-            }
-            Some(Water1::Depth(d)) if d < 0.0 => {
-                let (x, y) = frame.centre(c % frame.nx, c / frame.nx);
-                return Err(bad(
-                    "initial.depth",
-                    format!("negative depth {d} m at x = {x}, y = {y}"),
-                ));
-            }
-            Some(Water1::Depth(d)) => d as f32,
-        };
-    }
-    let hu = (0..n).map(|c| (depth[c] as f64 * u[c]) as f32).collect();
-    let hv = (0..n).map(|c| (depth[c] as f64 * v[c]) as f32).collect();
-    Ok((depth, hu, hv))
+    Ok((0..n).map(|c| water[c].map(|w| (w, u[c], v[c]))).collect())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -369,7 +426,7 @@ fn apply_water(
     water: &mut [Option<Water1>],
     u: &mut [f64],
     v: &mut [f64],
-    frame: &Frame,
+    points: &[Option<(f64, f64)>],
     inside: &dyn Fn(f64, f64) -> bool,
     level: Option<&Value>,
     depth: Option<&Value>,
@@ -392,7 +449,8 @@ fn apply_water(
     let fv = uv_v
         .map(|f| Field::parse(f, &format!("{key}.v")))
         .transpose()?;
-    for (c, x, y) in frame.cells() {
+    for (c, point) in points.iter().enumerate() {
+        let Some((x, y)) = *point else { continue };
         if !inside(x, y) {
             continue;
         }
@@ -430,7 +488,7 @@ fn finite(value: f64, key: &str, x: f64, y: f64) -> Result<f64, InputError> {
     }
 }
 
-fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
+pub(crate) fn region_shape(r: &ShapeKeys, key: &str) -> Result<Shape, InputError> {
     let need = |what: &str| bad(key, format!("a {} region needs `{what}`", r.shape));
     let given = [
         ("center", r.center.is_some()),
@@ -439,7 +497,7 @@ fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
         ("max", r.max.is_some()),
         ("points", r.points.is_some()),
     ];
-    let uses: &[&str] = match r.shape.as_str() {
+    let uses: &[&str] = match r.shape {
         "circle" => &["center", "radius"],
         "rectangle" => &["min", "max"],
         "polygon" => &["points"],
@@ -451,7 +509,7 @@ fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
             format!("a {} region does not use `{extra}`", r.shape),
         ));
     }
-    match r.shape.as_str() {
+    match r.shape {
         "circle" => {
             let radius = r.radius.ok_or_else(|| need("radius"))?;
             if radius <= 0.0 {
@@ -470,7 +528,7 @@ fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
             max: r.max.ok_or_else(|| need("max"))?,
         }),
         "polygon" => {
-            let points = r.points.clone().ok_or_else(|| need("points"))?;
+            let points = r.points.cloned().ok_or_else(|| need("points"))?;
             if points.len() < 3 {
                 return Err(bad(&format!("{key}.points"), "expected at least 3 points"));
             }
@@ -483,7 +541,11 @@ fn region_shape(r: &RegionSpec, key: &str) -> Result<Shape, InputError> {
     }
 }
 
-fn friction(spec: &FrictionSpec, frame: &Frame, dir: &Path) -> Result<Vec<f32>, InputError> {
+pub(crate) fn friction(
+    spec: &FrictionSpec,
+    frame: &Frame,
+    dir: &Path,
+) -> Result<Vec<f32>, InputError> {
     let n = frame.nx * frame.ny;
     match (&spec.manning, &spec.raster) {
         (Some(_), Some(_)) => Err(bad("friction", "give manning or raster, not both")),

@@ -89,6 +89,45 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// Whether the shape overlaps the rectangle (x0, y0, x1, y1).
+    pub fn meets(&self, (x0, y0, x1, y1): (f64, f64, f64, f64)) -> bool {
+        match self {
+            Shape::Circle { centre, radius } => {
+                let dx = (x0 - centre[0]).max(0.0).max(centre[0] - x1);
+                let dy = (y0 - centre[1]).max(0.0).max(centre[1] - y1);
+                dx * dx + dy * dy <= radius * radius
+            }
+            Shape::Rectangle { min, max } => {
+                min[0] <= x1 && x0 <= max[0] && min[1] <= y1 && y0 <= max[1]
+            }
+            Shape::Polygon { points } => {
+                let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
+                let inside_rect =
+                    |p: &[f64; 2]| p[0] >= x0 && p[0] <= x1 && p[1] >= y0 && p[1] <= y1;
+                points.iter().any(inside_rect)
+                    || corners.iter().any(|&(x, y)| point_in_polygon(points, x, y))
+                    || (0..points.len()).any(|k| {
+                        let (a, b) = (points[k], points[(k + 1) % points.len()]);
+                        (0..4).any(|e| segments_cross(a, b, corners[e], corners[(e + 1) % 4]))
+                    })
+            }
+        }
+    }
+}
+
+fn segments_cross(a: [f64; 2], b: [f64; 2], c: (f64, f64), d: (f64, f64)) -> bool {
+    let orient = |p: (f64, f64), q: (f64, f64), r: (f64, f64)| {
+        (q.0 - p.0) * (r.1 - p.1) - (q.1 - p.1) * (r.0 - p.0)
+    };
+    let (a, b) = ((a[0], a[1]), (b[0], b[1]));
+    let d1 = orient(c, d, a);
+    let d2 = orient(c, d, b);
+    let d3 = orient(a, b, c);
+    let d4 = orient(a, b, d);
+    d1 * d2 < 0.0 && d3 * d4 < 0.0
+}
+
 /// Even-odd rule.
 fn point_in_polygon(points: &[[f64; 2]], x: f64, y: f64) -> bool {
     let mut inside = false;

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod fields;
 pub mod model;
+pub mod refine;
 pub mod series;
 pub mod spec;
 

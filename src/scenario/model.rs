@@ -125,7 +125,8 @@ pub struct Gauge {
     pub cell: (usize, usize),
 }
 
-/// Everything the solver needs, in domain layout (row-major, row 0 at the south edge).
+/// Everything the solver needs. Cell fields are in storage layout (block by block, see
+/// [`BlockGrid`]); [`Model::domain`] turns one into a finest-level raster.
 #[derive(Clone, Debug)]
 pub struct Model {
     pub name: String,
@@ -135,7 +136,7 @@ pub struct Model {
     pub origin: (f64, f64),
     /// Elevations are stored relative to this datum, so f32 keeps millimetres.
     pub datum: f64,
-    /// Bed relative to the datum; [`WALL_BED`] outside the domain.
+    /// Bed relative to the datum; [`WALL_BED`] outside the domain and in padding.
     pub bed: Vec<f32>,
     pub depth: Vec<f32>,
     pub hu: Vec<f32>,
@@ -166,22 +167,41 @@ impl Model {
         self.grid.ny
     }
 
-    /// Whether domain cell c (row-major) belongs to the domain (not nodata).
-    pub fn is_valid(&self, c: usize) -> bool {
-        self.bed[c] < WALL_BED * 0.5
+    /// Whether stored cell k belongs to the domain (not padding, not nodata).
+    pub fn is_valid(&self, k: usize) -> bool {
+        self.bed[k] < WALL_BED * 0.5
     }
 
+    /// Domain cells of the finest level (nodata excluded).
     pub fn valid_cells(&self) -> usize {
-        (0..self.bed.len()).filter(|&c| self.is_valid(c)).count()
+        (0..self.bed.len())
+            .filter(|&k| self.is_valid(k))
+            .map(|k| self.grid.cell_footprint(k).2.pow(2))
+            .sum()
+    }
+
+    /// A stored field as a finest-level raster, row-major from the south edge; coarse
+    /// cells are replicated.
+    pub fn domain(&self, stored: &[f32]) -> Vec<f32> {
+        self.grid.from_storage(stored)
     }
 
     pub fn cell_area(&self) -> f64 {
         self.cell_size * self.cell_size
     }
 
-    /// Stored water volume (m³), summed in f64.
+    /// Stored water volume (m³) of a finest-level depth raster, summed in f64.
     pub fn volume(&self, depth: &[f32]) -> f64 {
         depth.iter().map(|&h| h as f64).sum::<f64>() * self.cell_area()
+    }
+
+    /// Stored water volume (m³) of a depth field in storage layout.
+    pub fn stored_volume(&self, depth: &[f32]) -> f64 {
+        (0..depth.len())
+            .filter(|&k| self.is_valid(k))
+            .map(|k| depth[k] as f64 * self.grid.cell_footprint(k).2.pow(2) as f64)
+            .sum::<f64>()
+            * self.cell_area()
     }
 
     /// Offsets of the west, east, south and north edges in `bc_edge`.

@@ -11,6 +11,7 @@ pub struct Spec {
     pub description: Option<String>,
     pub domain: Option<DomainSpec>,
     pub terrain: TerrainSpec,
+    pub refinement: Option<RefinementSpec>,
     #[serde(default)]
     pub initial: InitialSpec,
     #[serde(default)]
@@ -101,6 +102,77 @@ pub struct RegionSpec {
     pub depth: Option<Value>,
     pub u: Option<Value>,
     pub v: Option<Value>,
+}
+
+/// Multi-resolution: which blocks are refined to which level (0 = finest).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefinementSpec {
+    /// Number of levels; 1 is a uniform grid.
+    pub levels: Option<usize>,
+    /// Level used where no criterion asks for finer; default: the coarsest.
+    pub default_level: Option<u32>,
+    #[serde(default, rename = "region")]
+    pub regions: Vec<RefineRegion>,
+    /// Refine a block while its terrain relief (max − min, m) exceeds this.
+    pub relief: Option<f64>,
+    /// Refine to the finest level where the terrain slope (m/m) exceeds this.
+    pub slope: Option<f64>,
+    /// Refine to the finest level within this distance (m) of inflow and stage edges.
+    pub near_inflow: Option<f64>,
+    /// ... of gauges.
+    pub near_gauges: Option<f64>,
+    /// ... of initially wet cells.
+    pub near_water: Option<f64>,
+}
+
+/// A shape forced to a level.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefineRegion {
+    pub shape: String,
+    pub center: Option<[f64; 2]>,
+    pub radius: Option<f64>,
+    pub min: Option<[f64; 2]>,
+    pub max: Option<[f64; 2]>,
+    pub points: Option<Vec<[f64; 2]>>,
+    pub level: u32,
+}
+
+/// The keys that describe a shape, wherever they appear.
+pub struct ShapeKeys<'a> {
+    pub shape: &'a str,
+    pub center: Option<[f64; 2]>,
+    pub radius: Option<f64>,
+    pub min: Option<[f64; 2]>,
+    pub max: Option<[f64; 2]>,
+    pub points: Option<&'a Vec<[f64; 2]>>,
+}
+
+impl RegionSpec {
+    pub fn shape_keys(&self) -> ShapeKeys<'_> {
+        ShapeKeys {
+            shape: &self.shape,
+            center: self.center,
+            radius: self.radius,
+            min: self.min,
+            max: self.max,
+            points: self.points.as_ref(),
+        }
+    }
+}
+
+impl RefineRegion {
+    pub fn shape_keys(&self) -> ShapeKeys<'_> {
+        ShapeKeys {
+            shape: &self.shape,
+            center: self.center,
+            radius: self.radius,
+            min: self.min,
+            max: self.max,
+            points: self.points.as_ref(),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

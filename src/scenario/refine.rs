@@ -1,0 +1,278 @@
+//! Where the grid is fine: the `[refinement]` table turned into a block-uniform quadtree.
+//!
+//! A block at level r is split when any criterion asks for a level below r: the default
+//! level, regions forced to a level, terrain relief or slope within the block, or nearness
+//! to inflow and stage edges, gauges and initial water. Blocks holding an inflow or stage
+//! edge cell are always finest, so imposed discharges and levels fall on whole cells.
+
+use super::build::{region_shape, water_spec, Frame, Water1};
+use super::fields::Shape;
+use super::model::{BcDef, BcKind, Gauge};
+use super::spec::{RefinementSpec, Spec};
+use crate::error::InputError;
+use crate::grid::quadtree::{self, Footprint};
+use crate::grid::{BlockGrid, BLOCK};
+use std::path::Path;
+
+/// Per 16×16 tile of finest cells: whatever the criteria need, so that a block at any
+/// level is judged from the tiles it covers.
+struct Tiles {
+    nx: usize,
+    ny: usize,
+    /// Tiles per row and column.
+    tx: usize,
+    ty: usize,
+    z_min: Vec<f64>,
+    z_max: Vec<f64>,
+    slope: Vec<f64>,
+}
+
+impl Tiles {
+    fn new(frame: &Frame, elevation: &[f64]) -> Tiles {
+        let (nx, ny) = (frame.nx, frame.ny);
+        let (tx, ty) = (nx.div_ceil(BLOCK), ny.div_ceil(BLOCK));
+        let mut t = Tiles {
+            nx,
+            ny,
+            tx,
+            ty,
+            z_min: vec![f64::INFINITY; tx * ty],
+            z_max: vec![f64::NEG_INFINITY; tx * ty],
+            slope: vec![0.0; tx * ty],
+        };
+        for j in 0..ny {
+            for i in 0..nx {
+                let k = i / BLOCK + tx * (j / BLOCK);
+                let z = elevation[i + nx * j];
+                t.z_min[k] = t.z_min[k].min(z);
+                t.z_max[k] = t.z_max[k].max(z);
+                let mut s: f64 = 0.0;
+                if i + 1 < nx {
+                    s = s.max((elevation[i + 1 + nx * j] - z).abs());
+                }
+                if j + 1 < ny {
+                    s = s.max((elevation[i + nx * (j + 1)] - z).abs());
+                }
+                t.slope[k] = t.slope[k].max(s / frame.dx);
+            }
+        }
+        t
+    }
+
+    /// Tile range (inclusive start, exclusive end) of a footprint grown by `margin` cells.
+    fn range(&self, f: &Footprint, margin: usize) -> (usize, usize, usize, usize) {
+        let lo = |v: usize| v.saturating_sub(margin) / BLOCK;
+        let hi = |v: usize, n: usize| (v + f.size + margin).min(n).div_ceil(BLOCK);
+        (lo(f.i0), hi(f.i0, self.nx), lo(f.j0), hi(f.j0, self.ny))
+    }
+
+    fn fold(
+        &self,
+        f: &Footprint,
+        margin: usize,
+        field: &[f64],
+        init: f64,
+        op: fn(f64, f64) -> f64,
+    ) -> f64 {
+        let (i0, i1, j0, j1) = self.range(f, margin);
+        let mut acc = init;
+        for j in j0..j1.min(self.ty) {
+            for i in i0..i1.min(self.tx) {
+                acc = op(acc, field[i + self.tx * j]);
+            }
+        }
+        acc
+    }
+}
+
+/// Tiles holding any of the given finest cells, as 1.0 / 0.0.
+fn mark(tiles: &Tiles, cells: impl Iterator<Item = (usize, usize)>) -> Vec<f64> {
+    let mut m = vec![0.0; tiles.tx * tiles.ty];
+    for (i, j) in cells {
+        m[i / BLOCK + tiles.tx * (j / BLOCK)] = 1.0;
+    }
+    m
+}
+
+struct Criteria {
+    tiles: Tiles,
+    default_level: u32,
+    regions: Vec<(Shape, u32)>,
+    relief: Option<f64>,
+    slope: Option<f64>,
+    /// Tiles that must be finest, with the margin (cells) around them.
+    near: Vec<(Vec<f64>, usize)>,
+    forced: Vec<f64>,
+    origin: (f64, f64),
+    dx: f64,
+}
+
+impl Criteria {
+    fn split(&self, f: &Footprint) -> bool {
+        let t = &self.tiles;
+        let any = |m: &[f64], margin| t.fold(f, margin, m, 0.0, f64::max) > 0.0;
+        if f.level > self.default_level || any(&self.forced, 0) {
+            return true;
+        }
+        let rect = self.rect(f);
+        if self
+            .regions
+            .iter()
+            .any(|(shape, level)| *level < f.level && shape.meets(rect))
+        {
+            return true;
+        }
+        if let Some(relief) = self.relief {
+            let hi = t.fold(f, 0, &t.z_max, f64::NEG_INFINITY, f64::max);
+            let lo = t.fold(f, 0, &t.z_min, f64::INFINITY, f64::min);
+            if hi - lo > relief {
+                return true;
+            }
+        }
+        if self
+            .slope
+            .is_some_and(|s| t.fold(f, 0, &t.slope, 0.0, f64::max) > s)
+        {
+            return true;
+        }
+        self.near.iter().any(|(m, margin)| any(m, *margin))
+    }
+
+    /// The footprint in map coordinates: (x0, y0, x1, y1).
+    fn rect(&self, f: &Footprint) -> (f64, f64, f64, f64) {
+        let x0 = self.origin.0 + f.i0 as f64 * self.dx;
+        let y0 = self.origin.1 + f.j0 as f64 * self.dx;
+        let side = f.size as f64 * self.dx;
+        (x0, y0, x0 + side, y0 + side)
+    }
+}
+
+fn positive(value: Option<f64>, key: &str) -> Result<Option<f64>, InputError> {
+    match value {
+        Some(v) if !(v.is_finite() && v >= 0.0) => {
+            Err(InputError::new(format!("expected a non-negative number, found {v}")).at_key(key))
+        }
+        _ => Ok(value),
+    }
+}
+
+/// Builds the block grid the scenario asks for.
+pub(crate) fn grid(
+    spec: &Spec,
+    frame: &Frame,
+    elevation: &[f64],
+    bc_edge: &[u32],
+    bc_defs: &[BcDef],
+    gauges: &[Gauge],
+    dir: &Path,
+) -> Result<BlockGrid, InputError> {
+    let default = RefinementSpec::default();
+    let r = spec.refinement.as_ref().unwrap_or(&default);
+    let levels = r.levels.unwrap_or(1);
+    if !(1..=12).contains(&levels) {
+        return Err(
+            InputError::new(format!("expected 1 to 12 levels, found {levels}"))
+                .at_key("refinement.levels"),
+        );
+    }
+    if levels == 1 {
+        return Ok(BlockGrid::uniform(frame.nx, frame.ny));
+    }
+    let top = levels as u32 - 1;
+    let default_level = r.default_level.unwrap_or(top);
+    if default_level > top {
+        return Err(InputError::new(format!(
+            "expected a level from 0 to {top}, found {default_level}"
+        ))
+        .at_key("refinement.default_level"));
+    }
+    let mut regions = Vec::new();
+    for (k, region) in r.regions.iter().enumerate() {
+        let key = format!("refinement.region[{k}]");
+        if region.level > top {
+            return Err(InputError::new(format!(
+                "expected a level from 0 to {top}, found {}",
+                region.level
+            ))
+            .at_key(format!("{key}.level")));
+        }
+        regions.push((region_shape(&region.shape_keys(), &key)?, region.level));
+    }
+    let tiles = Tiles::new(frame, elevation);
+    let cells = |d: f64| (d / frame.dx).ceil() as usize;
+    let forced_cells = forced_edge_cells(frame, bc_edge, bc_defs);
+    let forced = mark(&tiles, forced_cells.iter().copied());
+    let mut near = Vec::new();
+    if let Some(d) = positive(r.near_inflow, "refinement.near_inflow")? {
+        near.push((forced.clone(), cells(d)));
+    }
+    if let Some(d) = positive(r.near_gauges, "refinement.near_gauges")? {
+        near.push((mark(&tiles, gauges.iter().map(|g| g.cell)), cells(d)));
+    }
+    if let Some(d) = positive(r.near_water, "refinement.near_water")? {
+        near.push((
+            mark(&tiles, wet_cells(spec, frame, elevation, dir)?.into_iter()),
+            cells(d),
+        ));
+    }
+    let criteria = Criteria {
+        tiles,
+        default_level,
+        regions,
+        relief: positive(r.relief, "refinement.relief")?,
+        slope: positive(r.slope, "refinement.slope")?,
+        near,
+        forced,
+        origin: frame.origin,
+        dx: frame.dx,
+    };
+    Ok(quadtree::build(frame.nx, frame.ny, levels, &|f| {
+        criteria.split(f)
+    }))
+}
+
+/// Finest edge cells with an inflow or stage condition.
+fn forced_edge_cells(frame: &Frame, bc_edge: &[u32], defs: &[BcDef]) -> Vec<(usize, usize)> {
+    let (nx, ny) = (frame.nx, frame.ny);
+    let forced = |id: u32| matches!(defs[id as usize].kind, k if k == BcKind::Inflow as u32 || k == BcKind::Stage as u32);
+    let mut cells = Vec::new();
+    for j in 0..ny {
+        if forced(bc_edge[j]) {
+            cells.push((0, j));
+        }
+        if forced(bc_edge[ny + j]) {
+            cells.push((nx - 1, j));
+        }
+    }
+    for i in 0..nx {
+        if forced(bc_edge[2 * ny + i]) {
+            cells.push((i, 0));
+        }
+        if forced(bc_edge[2 * ny + nx + i]) {
+            cells.push((i, ny - 1));
+        }
+    }
+    cells
+}
+
+/// Finest cells that start wet.
+fn wet_cells(
+    spec: &Spec,
+    frame: &Frame,
+    elevation: &[f64],
+    dir: &Path,
+) -> Result<Vec<(usize, usize)>, InputError> {
+    let uniform = BlockGrid::uniform(frame.nx, frame.ny);
+    let points: Vec<Option<(f64, f64)>> = frame.cells().map(|(_, x, y)| Some((x, y))).collect();
+    let water = water_spec(&spec.initial, &points, frame, &uniform, dir)?;
+    Ok(water
+        .iter()
+        .enumerate()
+        .filter(|(c, w)| match w {
+            Some((Water1::Level(level), _, _)) => *level > elevation[*c],
+            Some((Water1::Depth(depth), _, _)) => *depth > 0.0,
+            None => false,
+        })
+        .map(|(c, _)| (c % frame.nx, c / frame.nx))
+        .collect())
+}
