@@ -5,19 +5,48 @@
 // block once, then updates its cells. Faces on a block border are computed by both blocks
 // from the same inputs with the same code, so they agree bit for bit and mass is conserved.
 //
+// Across a level change (multi-resolution grids) the fine side sees the coarse cell as two
+// "virtual" fine cells, and the coarse side computes the same two fine faces and uses their
+// mean: one flux, computed identically from both sides. Cells next to a level change are
+// reconstructed at first order in that direction (virtual cells count as dry in `slopes`).
+//
 // Entry points: `init_speeds` (wave speeds and wet flags of the initial state),
 // `stage1` (U* = U^n + dt L(U^n), into state_b) and
 // `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a).
 
 const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
+const REGULAR_FACES: u32 = 544u;
+const CROSS_FACES: u32 = 128u;  // 2 fine faces per coarse cell, 16 cells, 4 sides
 const FACE_ROW: i32 = 17;
+const SIDE_W: u32 = 0u;
+const SIDE_E: u32 = 1u;
+const SIDE_S: u32 = 2u;
+const SIDE_N: u32 = 3u;
 
 var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block and its halo
 var<workgroup> xface: array<vec4<f32>, 272>;  // face west of (li, lj): li + 17 lj
 var<workgroup> yface: array<vec4<f32>, 272>;  // face south of (li, lj): lj + 17 li
+var<workgroup> cross_face: array<vec4<f32>, 128>; // side * 32 + fine index along the side
 var<workgroup> wg_block: u32;
+var<workgroup> wg_finer: u32;                 // bit per side: the neighbours there are finer
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
 var<workgroup> wg_wet: atomic<u32>;
+
+// The block being computed, in cells of its own level.
+struct Geometry {
+    i0: i32,
+    j0: i32,
+    level: u32,
+    nx: i32,        // domain size at this level
+    ny: i32,
+    dx: f32,        // cell size at this level
+}
+var<private> geo: Geometry;
+
+fn set_geometry(info: BlockInfo) {
+    geo = Geometry(i32(info.i0), i32(info.j0), info.level, i32(params.nx >> info.level),
+                   i32(params.ny >> info.level), params.dx * f32(1u << info.level));
+}
 
 fn tile_index(li: i32, lj: i32) -> i32 {
     return (li + HALO) + (lj + HALO) * TILE;
@@ -34,6 +63,15 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(s.x, 0.0, 0.0, eta);
 }
 
+// A cell of another level seen from this one: the negative depth marks it, so `slopes`
+// treats it as dry (first order next to it) while the flux reads its true depth.
+fn virtual_cell(p: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-p.x, p.y, p.z, p.w);
+}
+
+// Halo cells facing finer blocks: never read for their values, only for the marker.
+const FINER_HALO: vec4<f32> = vec4<f32>(-1.0, 0.0, 0.0, WALL_BED);
+
 // Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
 // with dry neighbours, so its U* equals its U^n.
 fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
@@ -41,6 +79,13 @@ fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
         return state_b[block * CELLS_PER_BLOCK + cell];
     }
     return state_a[block * CELLS_PER_BLOCK + cell];
+}
+
+// The cell at level-`level` coordinates (gi, gj) of block `nb`, as primitive values.
+fn load_global(stage: u32, nb: u32, gi: i32, gj: i32) -> vec4<f32> {
+    let other = blocks[nb];
+    let local = u32(gi - i32(other.i0) + BLOCK * (gj - i32(other.j0)));
+    return to_primitive(load_cell(stage, nb, local));
 }
 
 // Halo cell k in [0, 128): four strips (W, E, S, N), two cells deep, 16 long.
@@ -58,26 +103,33 @@ fn halo_cell(k: u32) -> vec2<i32> {
 
 const OUTSIDE: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, WALL_BED);
 
-fn load_halo(stage: u32, b: u32, l: vec2<i32>) -> vec4<f32> {
-    var slot = NB_N0;
-    var n = l;
+fn side_slot(l: vec2<i32>) -> u32 {
     if (l.x < 0) {
-        slot = NB_W0;
-        n.x += BLOCK;
+        return NB_W0;
     } else if (l.x >= BLOCK) {
-        slot = NB_E0;
-        n.x -= BLOCK;
+        return NB_E0;
     } else if (l.y < 0) {
-        slot = NB_S0;
-        n.y += BLOCK;
-    } else {
-        n.y -= BLOCK;
+        return NB_S0;
     }
-    let nb = neighbours[b * NB_SLOTS + slot];
+    return NB_N0;
+}
+
+fn load_halo(stage: u32, b: u32, l: vec2<i32>) -> vec4<f32> {
+    let nb = neighbours[b * NB_SLOTS + side_slot(l)];
     if (nb == NONE) {
         return OUTSIDE;
     }
-    return to_primitive(load_cell(stage, nb, u32(n.x + n.y * BLOCK)));
+    let gi = geo.i0 + l.x;
+    let gj = geo.j0 + l.y;
+    let level = blocks[nb].level;
+    if (level == geo.level) {
+        return load_global(stage, nb, gi, gj);
+    }
+    if (level > geo.level) {
+        // Coarser: both halo layers fall in the same coarse cell.
+        return virtual_cell(load_global(stage, nb, gi >> 1u, gj >> 1u));
+    }
+    return FINER_HALO;
 }
 
 // Forcing value of a boundary condition at the stage's time.
@@ -103,13 +155,14 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, nor
         case BC_STAGE: {
             // The level is imposed; the normal velocity keeps the Riemann invariant that
             // leaves the domain, so outgoing waves pass out instead of bouncing back.
-            let z = nearest.w - nearest.x;
+            let h_in = abs(nearest.x);
+            let z = nearest.w - h_in;
             let h = max(0.0, bc_value(bc, stage) - z);
             if (h <= params.dry_depth) {
                 return vec4<f32>(h, 0.0, 0.0, z + h);
             }
             var s = vec4<f32>(h, nearest.y, nearest.z, z + h);
-            let c_in = sqrt(params.g * max(nearest.x, 0.0));
+            let c_in = sqrt(params.g * h_in);
             s[normal] = nearest[normal] + 2.0 * inward * (sqrt(params.g * h) - c_in);
             return s;
         }
@@ -121,16 +174,19 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, nor
     }
 }
 
+// Index into bc_edge of the edge cell at level coordinate `along` (finest positions).
+fn edge_entry(offset: u32, along: i32) -> u32 {
+    return offset + (u32(along) << geo.level);
+}
+
 // Fills tile cell t if it lies just outside one domain edge.
-fn fill_ghost(stage: u32, info: BlockInfo, t: i32) {
+fn fill_ghost(stage: u32, t: i32) {
     let li = t % TILE - HALO;
     let lj = t / TILE - HALO;
-    let gi = i32(info.i0) + li;
-    let gj = i32(info.j0) + lj;
-    let nx = i32(params.nx);
-    let ny = i32(params.ny);
-    let out_x = gi < 0 || gi >= nx;
-    let out_y = gj < 0 || gj >= ny;
+    let gi = geo.i0 + li;
+    let gj = geo.j0 + lj;
+    let out_x = gi < 0 || gi >= geo.nx;
+    let out_y = gj < 0 || gj >= geo.ny;
     if (out_x == out_y) {
         return; // inside, or beyond a corner where no stencil reaches
     }
@@ -138,13 +194,13 @@ fn fill_ghost(stage: u32, info: BlockInfo, t: i32) {
     var inward: vec2<i32>; // unit step back into the domain
     var edge: u32;
     if (gi < 0) {
-        d = -1 - gi; inward = vec2<i32>(1, 0); edge = params.edge_w + u32(gj);
-    } else if (gi >= nx) {
-        d = gi - nx; inward = vec2<i32>(-1, 0); edge = params.edge_e + u32(gj);
+        d = -1 - gi; inward = vec2<i32>(1, 0); edge = edge_entry(params.edge_w, gj);
+    } else if (gi >= geo.nx) {
+        d = gi - geo.nx; inward = vec2<i32>(-1, 0); edge = edge_entry(params.edge_e, gj);
     } else if (gj < 0) {
-        d = -1 - gj; inward = vec2<i32>(0, 1); edge = params.edge_s + u32(gi);
+        d = -1 - gj; inward = vec2<i32>(0, 1); edge = edge_entry(params.edge_s, gi);
     } else {
-        d = gj - ny; inward = vec2<i32>(0, -1); edge = params.edge_n + u32(gi);
+        d = gj - geo.ny; inward = vec2<i32>(0, -1); edge = edge_entry(params.edge_n, gi);
     }
     if (d > 1) {
         return;
@@ -159,7 +215,7 @@ fn fill_ghost(stage: u32, info: BlockInfo, t: i32) {
 
 // Imposed inflow through an edge face: unit discharge q (m^2/s, into the domain) enters at
 // least at critical depth, so a dry edge cell can take any Q. `sign` is +1 when inflow runs
-// along +x (+y). Returns the face vector and the ghost's wave speed.
+// along +x (+y).
 fn inflow_face(q: f32, inner: vec4<f32>, sign: f32) -> vec4<f32> {
     let g = params.g;
     let h_crit = pow(q * q / g, 1.0 / 3.0);
@@ -173,9 +229,9 @@ fn inflow_face(q: f32, inner: vec4<f32>, sign: f32) -> vec4<f32> {
     return vec4<f32>(sign * q, d, d, 0.0);
 }
 
-fn note_speed(speed: f32, dx: f32) {
+fn note_speed(speed: f32) {
     if (speed > 0.0) {
-        atomicMin(&wg_dt_bits, bitcast<u32>(dx / speed));
+        atomicMin(&wg_dt_bits, bitcast<u32>(geo.dx / speed));
     }
 }
 
@@ -193,7 +249,7 @@ fn edge_face(stage: u32, edge: u32, inner: vec4<f32>, sign: f32, face: vec4<f32>
     let f = inflow_face(q, inner, sign);
     if (stage != 1u && q > 0.0) {
         let h = max(inner.x, pow(q * q / params.g, 1.0 / 3.0));
-        note_speed(q / h + sqrt(params.g * h), params.dx);
+        note_speed(q / h + sqrt(params.g * h));
     }
     return f;
 }
@@ -202,58 +258,145 @@ fn turn(s: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(s.x, s.z, s.y, s.w);
 }
 
-fn compute_face(stage: u32, info: BlockInfo, f: u32) {
-    let on_edge = (info.flags & BLOCK_ON_EDGE) != 0u;
+// The stencil of face f (l2, l1 | r1, r2), oriented so that un is normal to the face.
+// Faces [0, 272) are x-faces, [272, 544) y-faces, [544, 672) fine faces across a level
+// change on the coarse side (the coarse cell twice, the fine cell twice: the virtual cell
+// makes both slopes zero, so only l1 and r1 matter, as on the fine side).
+struct Stencil {
+    l2: vec4<f32>,
+    l1: vec4<f32>,
+    r1: vec4<f32>,
+    r2: vec4<f32>,
+}
+
+fn regular_stencil(f: u32) -> Stencil {
+    if (f < X_FACES) {
+        let c = tile_index(i32(f) % FACE_ROW, i32(f) / FACE_ROW);
+        return Stencil(tile[c - 2], tile[c - 1], tile[c], tile[c + 1]);
+    }
+    let k = f - X_FACES;
+    let c = tile_index(i32(k) / FACE_ROW, i32(k) % FACE_ROW);
+    return Stencil(turn(tile[c - 2 * TILE]), turn(tile[c - TILE]), turn(tile[c]), turn(tile[c + TILE]));
+}
+
+// Fine face m (0..32) along `side`, seen from this coarse block.
+fn cross_stencil(stage: u32, b: u32, side: u32, m: i32) -> Stencil {
+    let a = m / 2;            // coarse cell along the side
+    let along = 2 * a + m % 2; // fine cell along the side, from the block's start
+    var own: vec2<i32>;
+    var fine: vec2<i32>;      // fine-level coordinates of the fine cell
+    let fi0 = 2 * geo.i0;
+    let fj0 = 2 * geo.j0;
+    switch (side) {
+        case SIDE_W: { own = vec2<i32>(0, a); fine = vec2<i32>(fi0 - 1, fj0 + along); }
+        case SIDE_E: { own = vec2<i32>(BLOCK - 1, a); fine = vec2<i32>(fi0 + 2 * BLOCK, fj0 + along); }
+        case SIDE_S: { own = vec2<i32>(a, 0); fine = vec2<i32>(fi0 + along, fj0 - 1); }
+        default: { own = vec2<i32>(a, BLOCK - 1); fine = vec2<i32>(fi0 + along, fj0 + 2 * BLOCK); }
+    }
+    // The second neighbour slot holds the finer block of the side's upper (or eastern) half.
+    let first = array<u32, 4>(NB_W0, NB_E0, NB_S0, NB_N0);
+    let nb = neighbours[b * NB_SLOTS + first[side] + select(0u, 1u, along >= BLOCK)];
+    let c = virtual_cell(tile[tile_index(own.x, own.y)]);
+    let f = load_global(stage, nb, fine.x, fine.y);
+    switch (side) {
+        case SIDE_W: { return Stencil(f, f, c, c); }
+        case SIDE_E: { return Stencil(c, c, f, f); }
+        case SIDE_S: { return Stencil(turn(f), turn(f), turn(c), turn(c)); }
+        default: { return Stencil(turn(c), turn(c), turn(f), turn(f)); }
+    }
+}
+
+fn compute_face(stage: u32, b: u32, info: BlockInfo, f: u32) {
+    var s: Stencil;
+    if (f < REGULAR_FACES) {
+        s = regular_stencil(f);
+    } else {
+        let k = f - REGULAR_FACES;
+        let side = k / 32u;
+        if ((wg_finer & (1u << side)) == 0u) {
+            return;
+        }
+        s = cross_stencil(stage, b, side, i32(k % 32u));
+    }
+    // One call site for every face of every block: the same code gives the same bits.
+    var face = face_flux(s.l2, s.l1, s.r1, s.r2);
+    if (f >= REGULAR_FACES) {
+        cross_face[f - REGULAR_FACES] = face;
+        return;
+    }
+    if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        face = domain_edge_face(stage, f, face);
+    }
+    if (f < X_FACES) {
+        xface[f] = face;
+    } else {
+        yface[f - X_FACES] = face;
+    }
+}
+
+// Boundary conditions that act on the face itself (walls, inflows) on the domain edge.
+fn domain_edge_face(stage: u32, f: u32, face: vec4<f32>) -> vec4<f32> {
     if (f < X_FACES) {
         let li = i32(f) % FACE_ROW;
         let lj = i32(f) / FACE_ROW;
         let c = tile_index(li, lj);
-        var face = face_flux(tile[c - 2], tile[c - 1], tile[c], tile[c + 1]);
-        let gi = i32(info.i0) + li;
-        let gj = i32(info.j0) + lj;
-        if (on_edge && gj >= 0 && gj < i32(params.ny)) {
+        let gi = geo.i0 + li;
+        let gj = geo.j0 + lj;
+        if (gj >= 0 && gj < geo.ny) {
             if (gi == 0) {
-                face = edge_face(stage, params.edge_w + u32(gj), tile[c], 1.0, face);
-            } else if (gi == i32(params.nx)) {
-                face = edge_face(stage, params.edge_e + u32(gj), tile[c - 1], -1.0, face);
+                return edge_face(stage, edge_entry(params.edge_w, gj), tile[c], 1.0, face);
+            } else if (gi == geo.nx) {
+                return edge_face(stage, edge_entry(params.edge_e, gj), tile[c - 1], -1.0, face);
             }
         }
-        xface[f] = face;
-    } else {
-        let k = f - X_FACES;
-        let lj = i32(k) % FACE_ROW;
-        let li = i32(k) / FACE_ROW;
-        let c = tile_index(li, lj);
-        var face = face_flux(turn(tile[c - 2 * TILE]), turn(tile[c - TILE]), turn(tile[c]), turn(tile[c + TILE]));
-        let gi = i32(info.i0) + li;
-        let gj = i32(info.j0) + lj;
-        if (on_edge && gi >= 0 && gi < i32(params.nx)) {
-            if (gj == 0) {
-                face = edge_face(stage, params.edge_s + u32(gi), turn(tile[c]), 1.0, face);
-            } else if (gj == i32(params.ny)) {
-                face = edge_face(stage, params.edge_n + u32(gi), turn(tile[c - TILE]), -1.0, face);
-            }
-        }
-        yface[k] = face;
+        return face;
     }
+    let k = f - X_FACES;
+    let lj = i32(k) % FACE_ROW;
+    let li = i32(k) / FACE_ROW;
+    let c = tile_index(li, lj);
+    let gi = geo.i0 + li;
+    let gj = geo.j0 + lj;
+    if (gi >= 0 && gi < geo.nx) {
+        if (gj == 0) {
+            return edge_face(stage, edge_entry(params.edge_s, gi), turn(tile[c]), 1.0, face);
+        } else if (gj == geo.ny) {
+            return edge_face(stage, edge_entry(params.edge_n, gi), turn(tile[c - TILE]), -1.0, face);
+        }
+    }
+    return face;
 }
 
-fn is_valid_cell(info: BlockInfo, li: i32, lj: i32, z: f32) -> bool {
-    return i32(info.i0) + li < i32(params.nx) && i32(info.j0) + lj < i32(params.ny) && z < WALL_BED_TEST;
+fn is_valid_cell(li: i32, lj: i32, z: f32) -> bool {
+    return geo.i0 + li < geo.nx && geo.j0 + lj < geo.ny && z < WALL_BED_TEST;
+}
+
+// The face on `side` of own cell at position `along`: the block's own face, or the mean of
+// the two fine faces when the neighbours there are finer.
+fn side_face(side: u32, along: i32, own: vec4<f32>) -> vec4<f32> {
+    if ((wg_finer & (1u << side)) == 0u) {
+        return own;
+    }
+    let k = side * 32u + 2u * u32(along);
+    return 0.5 * (cross_face[k] + cross_face[k + 1u]);
 }
 
 // dt L(U) applied to the thread's own cell, with rain, then implicit Manning friction.
 fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
     let g = params.g;
     let c = tile_index(li, lj);
-    let fe = xface[(li + 1) + FACE_ROW * lj];
-    let fw = xface[li + FACE_ROW * lj];
-    let fn_ = yface[(lj + 1) + FACE_ROW * li];
-    let fs = yface[lj + FACE_ROW * li];
+    var fe = xface[(li + 1) + FACE_ROW * lj];
+    var fw = xface[li + FACE_ROW * lj];
+    var fn_ = yface[(lj + 1) + FACE_ROW * li];
+    var fs = yface[lj + FACE_ROW * li];
+    if (li == BLOCK - 1) { fe = side_face(SIDE_E, lj, fe); }
+    if (li == 0) { fw = side_face(SIDE_W, lj, fw); }
+    if (lj == BLOCK - 1) { fn_ = side_face(SIDE_N, li, fn_); }
+    if (lj == 0) { fs = side_face(SIDE_S, li, fs); }
     let p = tile[c];
     let deta_x = eta_slope(tile[c - 1], p, tile[c + 1]);
     let deta_y = eta_slope(turn(tile[c - TILE]), turn(p), turn(tile[c + TILE]));
-    let k = dt / params.dx;
+    let k = dt / geo.dx;
     var h = u.x - k * ((fe.x - fw.x) + (fn_.x - fs.x)) + dt * rain;
     var hu = u.y - k * ((fe.y - fw.z + g * p.x * deta_x) + (fn_.w - fs.w));
     var hv = u.z - k * ((fn_.y - fs.z + g * p.x * deta_y) + (fe.w - fw.w));
@@ -280,23 +423,21 @@ fn wave_speed(s: vec4<f32>) -> f32 {
 
 // Boundary volume of this stage (m^3/s, in and out), summed in a fixed order so that
 // reruns give the same bits.
-fn edge_discharge(info: BlockInfo) -> vec2<f32> {
+fn edge_discharge() -> vec2<f32> {
     var flow = vec2<f32>(0.0);   // (in, out)
-    let nx = i32(params.nx);
-    let ny = i32(params.ny);
-    let li_e = nx - i32(info.i0);
-    let lj_n = ny - i32(info.j0);
+    let li_e = geo.nx - geo.i0;
+    let lj_n = geo.ny - geo.j0;
     for (var a = 0; a < BLOCK; a++) {
-        if (i32(info.j0) + a < ny) {
-            if (info.i0 == 0u) {
+        if (geo.j0 + a < geo.ny) {
+            if (geo.i0 == 0) {
                 flow += split_flow(xface[FACE_ROW * a].x);
             }
             if (li_e >= 1 && li_e <= BLOCK) {
                 flow += split_flow(-xface[li_e + FACE_ROW * a].x);
             }
         }
-        if (i32(info.i0) + a < nx) {
-            if (info.j0 == 0u) {
+        if (geo.i0 + a < geo.nx) {
+            if (geo.j0 == 0) {
                 flow += split_flow(yface[FACE_ROW * a].x);
             }
             if (lj_n >= 1 && lj_n <= BLOCK) {
@@ -304,11 +445,24 @@ fn edge_discharge(info: BlockInfo) -> vec2<f32> {
             }
         }
     }
-    return flow * params.dx;
+    return flow * geo.dx;
 }
 
 fn split_flow(q_in: f32) -> vec2<f32> {
     return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
+}
+
+// Sides of block b whose neighbours are one level finer, as bits (W, E, S, N).
+fn finer_sides(b: u32, level: u32) -> u32 {
+    var bits = 0u;
+    let first = array<u32, 4>(NB_W0, NB_E0, NB_S0, NB_N0);
+    for (var side = 0u; side < 4u; side++) {
+        let nb = neighbours[b * NB_SLOTS + first[side]];
+        if (nb != NONE && blocks[nb].level < level) {
+            bits |= 1u << side;
+        }
+    }
+    return bits;
 }
 
 fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
@@ -317,6 +471,7 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
         var b = NONE;
         if (linear < sim.dispatched) {
             b = block_of_list(linear);
+            wg_finer = finer_sides(b, blocks[b].level);
         }
         wg_block = b;
         atomicStore(&wg_dt_bits, INF_BITS);
@@ -327,6 +482,7 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
         return;
     }
     let info = blocks[b];
+    set_geometry(info);
     let li = i32(lid.x);
     let lj = i32(lid.y);
 
@@ -342,27 +498,23 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
     // 2. Ghost cells beyond the domain edge.
     if ((info.flags & BLOCK_ON_EDGE) != 0u) {
         for (var t = i32(tid); t < TILE * TILE; t += 256) {
-            fill_ghost(stage, info, t);
+            fill_ghost(stage, t);
         }
     }
     workgroupBarrier();
 
-    // 3. Every face of the block, once.
-    if (stage != 0u) {
-        for (var f = tid; f < 2u * X_FACES; f += 256u) {
-            compute_face(stage, info, f);
-        }
-    } else if ((info.flags & BLOCK_ON_EDGE) != 0u) {
-        // Initial wave speeds still need the inflow ghosts.
-        for (var f = tid; f < 2u * X_FACES; f += 256u) {
-            compute_face(stage, info, f);
+    // 3. Every face of the block, once. The initial pass needs only the inflow faces'
+    // wave speeds.
+    if (stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u) {
+        for (var f = tid; f < REGULAR_FACES + CROSS_FACES; f += 256u) {
+            compute_face(stage, b, info, f);
         }
     }
     workgroupBarrier();
 
     // 4. Update the own cell.
     let cell = b * CELLS_PER_BLOCK + tid;
-    let valid = is_valid_cell(info, li, lj, own.w);
+    let valid = is_valid_cell(li, lj, own.w);
     var next = own;
     if (stage != 0u && valid) {
         let dt = sim.dt;
@@ -390,7 +542,7 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
         }
     }
     if (stage != 1u && valid) {
-        note_speed(wave_speed(next), params.dx);
+        note_speed(wave_speed(next));
         if (next.x > 0.0) {
             atomicOr(&wg_wet, 1u);
         }
@@ -404,7 +556,7 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
             block_flags[b] = atomicLoad(&wg_wet);
         }
         if (stage != 0u && (info.flags & BLOCK_ON_EDGE) != 0u) {
-            let flow = edge_discharge(info) * (0.5 * sim.dt);
+            let flow = edge_discharge() * (0.5 * sim.dt);
             var acc = block_volume[b];
             let vin = df_add(acc.xy, flow.x, params.one);
             let vout = df_add(acc.zw, flow.y, params.one);

@@ -162,9 +162,7 @@ pub struct Simulation<'g> {
 impl<'g> Simulation<'g> {
     pub fn new(gpu: &'g Gpu, model: &Model) -> Result<Simulation<'g>> {
         check_size(gpu, model)?;
-        if model.grid.blocks.iter().any(|b| b.level > 0) {
-            return Err(Error::Gpu("multi-level grids are built, but the kernels run single-level grids only (work in progress)".into()));
-        }
+
         let kernels = Kernels::new(gpu);
         let nblocks = model.grid.nblocks() as u32;
         let scan_groups = nblocks.div_ceil(256);
