@@ -81,3 +81,146 @@ fn mass_is_conserved_across_levels() {
     );
     assert!(error < 1e-5, "relative mass error {error:e}");
 }
+
+/// A circular dam break, finest in the middle: (uniform-finest scenario, 3-level scenario).
+fn dam_break(levels: usize) -> String {
+    format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 320
+ny = 320
+
+[refinement]
+levels = {levels}
+
+[[refinement.region]]
+shape = "circle"
+center = [160.0, 160.0]
+radius = 33.0
+level = 0
+
+[terrain]
+type = "flat"
+
+[initial]
+water_level = 1.0
+
+[[initial.region]]
+shape = "circle"
+center = [160.0, 160.0]
+radius = 25.0
+water_level = 2.0
+
+[time]
+end = 1e6
+"#
+    )
+}
+
+#[test]
+fn circular_dam_break_matches_the_uniform_grid() {
+    let uniform = common::model(&dam_break(1));
+    let multi = common::model(&dam_break(3));
+    println!("blocks per level {:?}", multi.grid.blocks_per_level());
+    let t = 14.0;
+    let (fu, su) = common::run_to(&uniform, t);
+    let (fm, sm) = common::run_to(&multi, t);
+    let n = 320;
+    let h =
+        |f: &quadflood::solver::Fields, x: f64, y: f64| f.depth[x as usize + n * y as usize] as f64;
+    let mut worst = 0.0f64;
+    for k in 0..8 {
+        let angle = k as f64 * std::f64::consts::FRAC_PI_4;
+        for r in [30.0, 55.0, 75.0] {
+            let (x, y) = (160.0 + r * angle.cos(), 160.0 + r * angle.sin());
+            let (a, b) = (h(&fu, x, y), h(&fm, x, y));
+            println!("probe r = {r}, angle {k}: uniform {a:.4} m, 3 levels {b:.4} m");
+            worst = worst.max((a - b).abs() / a);
+        }
+    }
+    let rot = (0..n * n)
+        .map(|c| (fm.depth[c] - fm.depth[(n - 1 - c / n) + n * (c % n)]).abs())
+        .fold(0.0f32, f32::max);
+    println!(
+        "worst probe difference {:.3}%, rotation asymmetry {rot:e} m, cell updates {} uniform vs {} (x{:.1} fewer)",
+        100.0 * worst,
+        su.cell_updates,
+        sm.cell_updates,
+        su.cell_updates as f64 / sm.cell_updates as f64
+    );
+    assert!(worst < 0.02, "probe depths differ by {:.2}%", 100.0 * worst);
+    assert!(
+        rot < 1e-4,
+        "the 3-level run is not symmetric under rotation: {rot} m"
+    );
+    assert!(
+        3 * sm.cell_updates <= su.cell_updates,
+        "fewer than 3x fewer cell updates"
+    );
+}
+
+/// A small right-going wave in a channel whose grid coarsens from x = 256 m on.
+fn channel(levels: usize) -> String {
+    format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 512
+ny = 32
+
+[refinement]
+levels = {levels}
+
+[[refinement.region]]
+shape = "rectangle"
+min = [0.0, 0.0]
+max = [250.0, 32.0]
+level = 0
+
+[terrain]
+type = "flat"
+
+[initial]
+# A Gaussian hump of 1 cm carrying the velocity of a simple wave, u = 2 (c - c0), so it
+# runs right only.
+water_level = "1 + 0.01*exp(0 - ((x-100)/15)^2)"
+u = "2*(sqrt(9.81*(1 + 0.01*exp(0 - ((x-100)/15)^2))) - sqrt(9.81))"
+
+[time]
+end = 1e6
+"#
+    )
+}
+
+#[test]
+fn plane_wave_crosses_a_level_change_with_little_reflection() {
+    let fine = common::model(&channel(1));
+    let mixed = common::model(&channel(2));
+    let t = 75.0;
+    let (ff, _) = common::run_to(&fine, t);
+    let (fm, _) = common::run_to(&mixed, t);
+    let row = 16 * 512;
+    let eta = |f: &quadflood::solver::Fields, i: usize| f.depth[row + i] as f64 - 1.0;
+    // By t = 75 s the pulse (3.1 m/s) is near x = 335 m; a reflection from x = 256 m would
+    // be back near x = 175 m. Measure in 100..250 m, against the all-fine run.
+    let reflected = (100..250)
+        .map(|i| (eta(&fm, i) - eta(&ff, i)).abs())
+        .fold(0.0, f64::max);
+    let spurious = (100..250).map(|i| eta(&ff, i).abs()).fold(0.0, f64::max);
+    let transmitted = (256..512).map(|i| eta(&fm, i)).fold(0.0, f64::max);
+    let amplitude = 0.01;
+    println!(
+        "reflected {:.3}% of the amplitude (all-fine run: {:.3}% left behind); transmitted peak {:.4} m",
+        100.0 * reflected / amplitude,
+        100.0 * spurious / amplitude,
+        transmitted
+    );
+    // Measured: 0.007% (lavapipe). A 2:1 coarsening under a wave 15 cells wide, with a
+    // first-order band either side of it, is nearly transparent; bound it at 0.1%.
+    assert!(reflected < 1e-3 * amplitude, "reflection {reflected} m");
+    assert!(
+        transmitted > 0.5 * amplitude,
+        "the wave must have crossed: peak {transmitted} m"
+    );
+}
