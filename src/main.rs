@@ -36,6 +36,12 @@ enum Command {
     },
     /// Check a scenario without running it.
     Check { scenario: PathBuf },
+    /// Draw a scenario's block grid (grid.png) and summarise it (grid.json).
+    Grid {
+        scenario: PathBuf,
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+    },
     /// List GPU adapters and their limits.
     Info,
     /// Time a fully wet N×N dam break and a plain copy kernel.
@@ -129,6 +135,17 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Info => info(),
+        Command::Grid { scenario, out } => {
+            let model = scenario::load(&scenario)?;
+            std::fs::create_dir_all(&out).map_err(|e| Error::Io(format!("{}: {e}", out.display())))?;
+            let summary = quadflood::io::gridmap::summary(&model.grid, model.cell_size);
+            quadflood::io::gridmap::write_grid_png(&out.join("grid.png"), &model.grid, model.cell_size)
+                .map_err(Error::Io)?;
+            let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+            std::fs::write(out.join("grid.json"), &text).map_err(|e| Error::Io(e.to_string()))?;
+            println!("{text}");
+            Ok(())
+        }
         Command::Bench {
             n,
             steps,

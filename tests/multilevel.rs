@@ -82,46 +82,18 @@ fn mass_is_conserved_across_levels() {
     assert!(error < 1e-5, "relative mass error {error:e}");
 }
 
-/// A circular dam break, finest in the middle: (uniform-finest scenario, 3-level scenario).
-fn dam_break(levels: usize) -> String {
-    format!(
-        r#"
-[domain]
-cell_size = 1.0
-nx = 320
-ny = 320
-
-[refinement]
-levels = {levels}
-
-[[refinement.region]]
-shape = "circle"
-center = [160.0, 160.0]
-radius = 33.0
-level = 0
-
-[terrain]
-type = "flat"
-
-[initial]
-water_level = 1.0
-
-[[initial.region]]
-shape = "circle"
-center = [160.0, 160.0]
-radius = 25.0
-water_level = 2.0
-
-[time]
-end = 1e6
-"#
-    )
+/// The shipped 3-level circular dam break, or the same case on uniform finest cells.
+fn dam_break(levels: usize) -> quadflood::scenario::model::Model {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/circular-dam-break-3-levels.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains("levels = 3"));
+    common::model(&text.replace("levels = 3", &format!("levels = {levels}")))
 }
 
 #[test]
 fn circular_dam_break_matches_the_uniform_grid() {
-    let uniform = common::model(&dam_break(1));
-    let multi = common::model(&dam_break(3));
+    let uniform = dam_break(1);
+    let multi = dam_break(3);
     println!("blocks per level {:?}", multi.grid.blocks_per_level());
     let t = 14.0;
     let (fu, su) = common::run_to(&uniform, t);

@@ -1,3 +1,4 @@
 pub mod ascii_grid;
+pub mod gridmap;
 pub mod outputs;
 pub mod quicklook;

@@ -241,7 +241,7 @@ fn text_width(text: &str) -> u32 {
 }
 
 /// Draws text with its top-left at (x, y); pixels off the image are dropped.
-fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str) {
+pub(crate) fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str) {
     for (n, ch) in text.chars().enumerate() {
         let Some(rows) = glyph(ch) else { continue };
         let cx = x + n as u32 * CHAR_W;
@@ -254,7 +254,7 @@ fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str) {
     }
 }
 
-fn fill_rect(img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32, colour: Rgb<u8>) {
+pub(crate) fn fill_rect(img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32, colour: Rgb<u8>) {
     for py in y..(y + h).min(img.height()) {
         for px in x..(x + w).min(img.width()) {
             img.put_pixel(px, py, colour);
