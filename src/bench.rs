@@ -3,8 +3,7 @@
 
 use crate::error::Result;
 use crate::gpu::{shaders, Gpu};
-use crate::grid::BlockGrid;
-use crate::scenario::model::{BcDef, BcKind, Model, Numerics, WALL_BED};
+use crate::scenario::model::Model;
 use crate::solver::{Simulation, MIN_BYTES_PER_CELL_UPDATE};
 use serde_json::json;
 use std::time::Instant;
@@ -79,51 +78,129 @@ pub fn default_n(gpu: &Gpu) -> usize {
     }
 }
 
-/// A flat, frictionless square with walls: 1 m of water inside a circle of radius N/4
-/// cells, 0.1 m outside, so every cell is wet from the start.
+/// A flat, frictionless square with walls: 1 m of water inside a circle of radius R,
+/// 0.1 m outside, on `levels` levels with the finest within 2R of the centre.
+fn dam_break_toml(n: usize, radius: f64, levels: usize) -> String {
+    let c = n as f64 / 2.0;
+    format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = {n}
+ny = {n}
+
+[refinement]
+levels = {levels}
+
+[[refinement.region]]
+shape = "circle"
+center = [{c}, {c}]
+radius = {fine}
+level = 0
+
+[terrain]
+type = "flat"
+
+[initial]
+water_level = 0.1
+
+[[initial.region]]
+shape = "circle"
+center = [{c}, {c}]
+radius = {radius}
+water_level = 1.0
+
+[output]
+max_depth = false
+rasters = false
+png = false
+
+[time]
+end = 1e9
+"#,
+        fine = 2.0 * radius
+    )
+}
+
+fn model_of(toml: &str) -> Result<Model> {
+    Ok(crate::scenario::from_str(toml, std::path::Path::new("."))?)
+}
+
+/// The fully wet N×N dam break (radius N/4): every block is computed every step.
 pub fn dam_break_model(n: usize) -> Model {
-    let grid = BlockGrid::uniform(n, n);
-    let cells = n * n;
-    let centre = n as f64 / 2.0;
-    let radius2 = (n as f64 / 4.0).powi(2);
-    let depth: Vec<f32> = (0..cells)
-        .map(|c| {
-            let (i, j) = ((c % n) as f64 + 0.5, (c / n) as f64 + 0.5);
-            if (i - centre).powi(2) + (j - centre).powi(2) <= radius2 {
-                1.0
-            } else {
-                0.1
-            }
-        })
-        .collect();
-    let stored = |field: Vec<f32>, pad: f32| grid.to_storage(&field, pad);
-    Model {
-        name: format!("bench dam break {n}x{n}"),
-        cell_size: 1.0,
-        origin: (0.0, 0.0),
-        datum: 0.0,
-        bed: stored(vec![0.0; cells], WALL_BED),
-        hu: stored(vec![0.0; cells], 0.0),
-        hv: stored(vec![0.0; cells], 0.0),
-        depth: stored(depth, 0.0),
-        manning: stored(vec![0.0; cells], 0.0),
-        bc_edge: vec![BcKind::Wall as u32; 4 * n],
-        bc_defs: vec![BcDef::plain(BcKind::Wall)],
-        series: Vec::new(),
-        rain_series: None,
-        gauges: Vec::new(),
-        numerics: Numerics {
-            track_max_depth: false,
-            ..Numerics::default()
-        },
-        t_start: 0.0,
-        t_end: 1e9,
-        output_times: Vec::new(),
-        gauge_times: Vec::new(),
-        write_rasters: false,
-        write_png: false,
-        grid,
+    model_of(&dam_break_toml(n, n as f64 / 4.0, 1)).expect("the benchmark scenario is valid")
+}
+
+/// Time to solution of the same dam break (radius N/16) on uniform finest cells and on
+/// three levels (finest within N/8 of the centre), run until the wave has spread N/4.
+#[derive(Clone, Debug)]
+pub struct MultiresResult {
+    pub n: usize,
+    pub t_end: f64,
+    /// (wall s, steps, cell updates) uniform, then multi-level.
+    pub uniform: (f64, u64, u64),
+    pub multi: (f64, u64, u64),
+    pub multi_blocks_per_level: Vec<usize>,
+}
+
+impl MultiresResult {
+    pub fn report(&self) -> String {
+        let rate = |r: &(f64, u64, u64)| r.2 as f64 / r.0;
+        format!(
+            "multi-resolution    {n}x{n} finest, 3 levels {levels:?} blocks, to t = {t:.0} s\n\
+             uniform finest      {us:.3} s, {usteps} steps, {ucu:.3e} cell updates/s\n\
+             3 levels            {ms:.3} s, {msteps} steps, {mcu:.3e} cell updates/s\n\
+             time to solution    {speedup:.2}x faster on 3 levels ({cells:.2}x fewer cell updates)",
+            n = self.n,
+            levels = self.multi_blocks_per_level,
+            t = self.t_end,
+            us = self.uniform.0,
+            usteps = self.uniform.1,
+            ucu = rate(&self.uniform),
+            ms = self.multi.0,
+            msteps = self.multi.1,
+            mcu = rate(&self.multi),
+            speedup = self.uniform.0 / self.multi.0,
+            cells = self.uniform.2 as f64 / self.multi.2 as f64,
+        )
     }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "n": self.n,
+            "t_end_s": self.t_end,
+            "uniform": { "wall_s": self.uniform.0, "steps": self.uniform.1, "cell_updates": self.uniform.2 },
+            "three_levels": { "wall_s": self.multi.0, "steps": self.multi.1, "cell_updates": self.multi.2,
+                              "blocks_per_level": self.multi_blocks_per_level },
+            "speedup": self.uniform.0 / self.multi.0,
+        })
+    }
+}
+
+pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
+    let radius = n as f64 / 16.0;
+    // The front of a 1 m / 0.1 m dam break runs at about 2.5 m/s.
+    let t_end = (n as f64 / 4.0) / 2.5;
+    let time = |levels: usize| -> Result<((f64, u64, u64), Vec<usize>)> {
+        let model = model_of(&dam_break_toml(n, radius, levels))?;
+        let started = Instant::now();
+        let mut sim = Simulation::new(gpu, &model)?;
+        sim.advance_to(t_end, &mut |_| {})?;
+        let s = sim.status();
+        Ok((
+            (started.elapsed().as_secs_f64(), s.steps, s.cell_updates),
+            model.grid.blocks_per_level(),
+        ))
+    };
+    let (uniform, _) = time(1)?;
+    let (multi, multi_blocks_per_level) = time(3)?;
+    Ok(MultiresResult {
+        n,
+        t_end,
+        uniform,
+        multi,
+        multi_blocks_per_level,
+    })
 }
 
 /// Times `steps` steps after a warm-up, and the copy kernel on a buffer of the state's size.

@@ -56,6 +56,9 @@ enum Command {
         /// Also write the figures as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also time a dam break on three levels against uniform finest cells (N×N finest).
+        #[arg(long)]
+        multires: bool,
     },
 }
 
@@ -137,10 +140,15 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Info => info(),
         Command::Grid { scenario, out } => {
             let model = scenario::load(&scenario)?;
-            std::fs::create_dir_all(&out).map_err(|e| Error::Io(format!("{}: {e}", out.display())))?;
+            std::fs::create_dir_all(&out)
+                .map_err(|e| Error::Io(format!("{}: {e}", out.display())))?;
             let summary = quadflood::io::gridmap::summary(&model.grid, model.cell_size);
-            quadflood::io::gridmap::write_grid_png(&out.join("grid.png"), &model.grid, model.cell_size)
-                .map_err(Error::Io)?;
+            quadflood::io::gridmap::write_grid_png(
+                &out.join("grid.png"),
+                &model.grid,
+                model.cell_size,
+            )
+            .map_err(Error::Io)?;
             let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
             std::fs::write(out.join("grid.json"), &text).map_err(|e| Error::Io(e.to_string()))?;
             println!("{text}");
@@ -151,15 +159,22 @@ fn dispatch(command: Command) -> Result<()> {
             steps,
             adapter,
             json,
+            multires,
         } => {
             let gpu = Gpu::open(adapter.as_deref())?;
             let n = n.unwrap_or_else(|| bench::default_n(&gpu));
             let result = bench::run(&gpu, n, steps)?;
             println!("{}", result.report());
+            let mut figures = result.to_json();
+            if multires {
+                let m = bench::multires(&gpu, n)?;
+                println!("{}", m.report());
+                figures["multires"] = m.to_json();
+            }
             if let Some(path) = json {
                 std::fs::write(
                     &path,
-                    serde_json::to_string_pretty(&result.to_json()).unwrap_or_default(),
+                    serde_json::to_string_pretty(&figures).unwrap_or_default(),
                 )
                 .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
             }

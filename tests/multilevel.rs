@@ -84,7 +84,8 @@ fn mass_is_conserved_across_levels() {
 
 /// The shipped 3-level circular dam break, or the same case on uniform finest cells.
 fn dam_break(levels: usize) -> quadflood::scenario::model::Model {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/circular-dam-break-3-levels.toml");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/circular-dam-break-3-levels.toml");
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.contains("levels = 3"));
     common::model(&text.replace("levels = 3", &format!("levels = {levels}")))

@@ -11,8 +11,14 @@ const TARGET_SIDE: f64 = 1000.0;
 const LEGEND_H: u32 = 30;
 const OUTLINE: Rgb<u8> = Rgb([40, 40, 40]);
 /// Finest first: warm for fine, cool for coarse.
-const PALETTE: [[u8; 3]; 6] =
-    [[215, 48, 39], [252, 141, 89], [254, 224, 144], [224, 243, 248], [145, 191, 219], [69, 117, 180]];
+const PALETTE: [[u8; 3]; 6] = [
+    [215, 48, 39],
+    [252, 141, 89],
+    [254, 224, 144],
+    [224, 243, 248],
+    [145, 191, 219],
+    [69, 117, 180],
+];
 
 fn level_colour(level: u32) -> Rgb<u8> {
     Rgb(PALETTE[level as usize % PALETTE.len()])
@@ -21,18 +27,31 @@ fn level_colour(level: u32) -> Rgb<u8> {
 /// Draws every block, filled by level and outlined, north up.
 pub fn write_grid_png(path: &Path, grid: &BlockGrid, cell_size: f64) -> Result<(), String> {
     let scale = (TARGET_SIDE / grid.nx.max(grid.ny) as f64).min(8.0);
-    let (w, h) = ((grid.nx as f64 * scale).ceil() as u32, (grid.ny as f64 * scale).ceil() as u32);
+    let (w, h) = (
+        (grid.nx as f64 * scale).ceil() as u32,
+        (grid.ny as f64 * scale).ceil() as u32,
+    );
     let mut img = RgbImage::from_pixel(w.max(360), h + LEGEND_H, Rgb([255, 255, 255]));
     for b in &grid.blocks {
         let size = (BLOCK << b.level) as f64;
-        let (x0, y0) = (((b.i0 as usize) << b.level) as f64, ((b.j0 as usize) << b.level) as f64);
+        let (x0, y0) = (
+            ((b.i0 as usize) << b.level) as f64,
+            ((b.j0 as usize) << b.level) as f64,
+        );
         let x1 = (x0 + size).min(grid.nx as f64);
         let y1 = (y0 + size).min(grid.ny as f64);
         let px = |x: f64| (x * scale).round() as u32;
         // Image rows grow downwards: flip so that north is up.
         let (top, bottom) = (h - px(y1), h - px(y0));
         let (left, right) = (px(x0), px(x1));
-        fill_rect(&mut img, left, top, right - left, bottom - top, level_colour(b.level));
+        fill_rect(
+            &mut img,
+            left,
+            top,
+            right - left,
+            bottom - top,
+            level_colour(b.level),
+        );
         for (x, y, ww, hh) in [
             (left, top, right - left, 1),
             (left, bottom.saturating_sub(1), right - left, 1),
@@ -49,7 +68,8 @@ pub fn write_grid_png(path: &Path, grid: &BlockGrid, cell_size: f64) -> Result<(
         draw_text(&mut img, x + 18, h + 8, &label);
         x += 18 + 12 * label.len() as u32 + 16;
     }
-    img.save(path).map_err(|e| format!("{}: {e}", path.display()))
+    img.save(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Blocks and cells per level, and the saving against a uniform finest grid.
