@@ -32,6 +32,8 @@ const FLAG_VAN_ALBADA: u32 = 4u;    // limiter: van Albada instead of minmod
 // BlockInfo.flags
 const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary
 const BLOCK_ON_EDGE: u32 = 2u;       // touches the domain edge: needs ghost cells
+const COARSER_SIDES_SHIFT: u32 = 8u; // 4 bits (W, E, S, N): that side faces a coarser block
+const FINER_SIDES_SHIFT: u32 = 12u;  // 4 bits: that side faces two finer blocks
 
 // BcDef.kind
 const BC_WALL: u32 = 0u;

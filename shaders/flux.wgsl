@@ -16,7 +16,7 @@
 
 const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
 const REGULAR_FACES: u32 = 544u;
-const CROSS_FACES: u32 = 128u;  // 2 fine faces per coarse cell, 16 cells, 4 sides
+const CROSS_CELLS: u32 = 64u;   // coarse cells along the 4 sides, each with 2 fine faces
 const FACE_ROW: i32 = 17;
 const SIDE_W: u32 = 0u;
 const SIDE_E: u32 = 1u;
@@ -26,9 +26,7 @@ const SIDE_N: u32 = 3u;
 var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block and its halo
 var<workgroup> xface: array<vec4<f32>, 272>;  // face west of (li, lj): li + 17 lj
 var<workgroup> yface: array<vec4<f32>, 272>;  // face south of (li, lj): lj + 17 li
-var<workgroup> cross_face: array<vec4<f32>, 128>; // side * 32 + fine index along the side
 var<workgroup> wg_block: u32;
-var<workgroup> wg_finer: u32;                 // bit per side: the neighbours there are finer
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
 var<workgroup> wg_wet: atomic<u32>;
 
@@ -40,12 +38,15 @@ struct Geometry {
     nx: i32,        // domain size at this level
     ny: i32,
     dx: f32,        // cell size at this level
+    coarser: u32,   // bit per side (W, E, S, N): the neighbour there is coarser
+    finer: u32,     // bit per side: the neighbours there are finer
 }
 var<private> geo: Geometry;
 
 fn set_geometry(info: BlockInfo) {
     geo = Geometry(i32(info.i0), i32(info.j0), info.level, i32(params.nx >> info.level),
-                   i32(params.ny >> info.level), params.dx * f32(1u << info.level));
+                   i32(params.ny >> info.level), params.dx * f32(1u << info.level),
+                   (info.flags >> COARSER_SIDES_SHIFT) & 15u, (info.flags >> FINER_SIDES_SHIFT) & 15u);
 }
 
 fn tile_index(li: i32, lj: i32) -> i32 {
@@ -81,10 +82,10 @@ fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
     return state_a[block * CELLS_PER_BLOCK + cell];
 }
 
-// The cell at level-`level` coordinates (gi, gj) of block `nb`, as primitive values.
+// The cell at coordinates (gi, gj) of block nb's level, as primitive values. Blocks are
+// aligned to 16 cells of their level, so the cell's place in nb is the coordinates mod 16.
 fn load_global(stage: u32, nb: u32, gi: i32, gj: i32) -> vec4<f32> {
-    let other = blocks[nb];
-    let local = u32(gi - i32(other.i0) + BLOCK * (gj - i32(other.j0)));
+    let local = u32((gi & 15) + BLOCK * (gj & 15));
     return to_primitive(load_cell(stage, nb, local));
 }
 
@@ -103,33 +104,39 @@ fn halo_cell(k: u32) -> vec2<i32> {
 
 const OUTSIDE: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, WALL_BED);
 
-fn side_slot(l: vec2<i32>) -> u32 {
+// The side (W, E, S, N) of a halo cell, and its first neighbour slot.
+fn halo_side(l: vec2<i32>) -> u32 {
     if (l.x < 0) {
-        return NB_W0;
+        return SIDE_W;
     } else if (l.x >= BLOCK) {
-        return NB_E0;
+        return SIDE_E;
     } else if (l.y < 0) {
-        return NB_S0;
+        return SIDE_S;
     }
-    return NB_N0;
+    return SIDE_N;
+}
+
+// First neighbour slot of a side: W, E, S, N are slots 6, 4, 2, 0.
+fn side_slot(side: u32) -> u32 {
+    return 6u - 2u * side;
 }
 
 fn load_halo(stage: u32, b: u32, l: vec2<i32>) -> vec4<f32> {
-    let nb = neighbours[b * NB_SLOTS + side_slot(l)];
+    let side = halo_side(l);
+    let nb = neighbours[b * NB_SLOTS + side_slot(side)];
     if (nb == NONE) {
         return OUTSIDE;
     }
     let gi = geo.i0 + l.x;
     let gj = geo.j0 + l.y;
-    let level = blocks[nb].level;
-    if (level == geo.level) {
-        return load_global(stage, nb, gi, gj);
-    }
-    if (level > geo.level) {
-        // Coarser: both halo layers fall in the same coarse cell.
+    if ((geo.coarser & (1u << side)) != 0u) {
+        // Both halo layers fall in the same coarse cell.
         return virtual_cell(load_global(stage, nb, gi >> 1u, gj >> 1u));
     }
-    return FINER_HALO;
+    if ((geo.finer & (1u << side)) != 0u) {
+        return FINER_HALO;
+    }
+    return load_global(stage, nb, gi, gj);
 }
 
 // Forcing value of a boundary condition at the stage's time.
@@ -258,10 +265,7 @@ fn turn(s: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(s.x, s.z, s.y, s.w);
 }
 
-// The stencil of face f (l2, l1 | r1, r2), oriented so that un is normal to the face.
-// Faces [0, 272) are x-faces, [272, 544) y-faces, [544, 672) fine faces across a level
-// change on the coarse side (the coarse cell twice, the fine cell twice: the virtual cell
-// makes both slopes zero, so only l1 and r1 matter, as on the fine side).
+// The stencil of a face (l2, l1 | r1, r2), oriented so that un is normal to the face.
 struct Stencil {
     l2: vec4<f32>,
     l1: vec4<f32>,
@@ -269,6 +273,7 @@ struct Stencil {
     r2: vec4<f32>,
 }
 
+// Faces [0, 272) are x-faces, [272, 544) y-faces of the block's own level.
 fn regular_stencil(f: u32) -> Stencil {
     if (f < X_FACES) {
         let c = tile_index(i32(f) % FACE_ROW, i32(f) / FACE_ROW);
@@ -279,7 +284,9 @@ fn regular_stencil(f: u32) -> Stencil {
     return Stencil(turn(tile[c - 2 * TILE]), turn(tile[c - TILE]), turn(tile[c]), turn(tile[c + TILE]));
 }
 
-// Fine face m (0..32) along `side`, seen from this coarse block.
+// Fine face m (0..32) along `side`, seen from this coarse block: the coarse cell twice and
+// the fine cell twice. The virtual coarse cell makes both slopes zero, so only l1 and r1
+// matter, exactly as when the fine block computes the same face from its own tile.
 fn cross_stencil(stage: u32, b: u32, side: u32, m: i32) -> Stencil {
     let a = m / 2;            // coarse cell along the side
     let along = 2 * a + m % 2; // fine cell along the side, from the block's start
@@ -294,8 +301,7 @@ fn cross_stencil(stage: u32, b: u32, side: u32, m: i32) -> Stencil {
         default: { own = vec2<i32>(a, BLOCK - 1); fine = vec2<i32>(fi0 + along, fj0 + 2 * BLOCK); }
     }
     // The second neighbour slot holds the finer block of the side's upper (or eastern) half.
-    let first = array<u32, 4>(NB_W0, NB_E0, NB_S0, NB_N0);
-    let nb = neighbours[b * NB_SLOTS + first[side] + select(0u, 1u, along >= BLOCK)];
+    let nb = neighbours[b * NB_SLOTS + side_slot(side) + select(0u, 1u, along >= BLOCK)];
     let c = virtual_cell(tile[tile_index(own.x, own.y)]);
     let f = load_global(stage, nb, fine.x, fine.y);
     switch (side) {
@@ -306,24 +312,30 @@ fn cross_stencil(stage: u32, b: u32, side: u32, m: i32) -> Stencil {
     }
 }
 
-fn compute_face(stage: u32, b: u32, info: BlockInfo, f: u32) {
-    var s: Stencil;
-    if (f < REGULAR_FACES) {
-        s = regular_stencil(f);
-    } else {
-        let k = f - REGULAR_FACES;
-        let side = k / 32u;
-        if ((wg_finer & (1u << side)) == 0u) {
-            return;
-        }
-        s = cross_stencil(stage, b, side, i32(k % 32u));
+fn stencil_flux(s: Stencil) -> vec4<f32> {
+    return face_flux(s.l2, s.l1, s.r1, s.r2);
+}
+
+// Whether regular face f lies on a side whose neighbours are finer: that face is the mean
+// of two fine faces instead.
+fn on_finer_side(f: u32) -> bool {
+    if (geo.finer == 0u) {
+        return false;
     }
-    // One call site for every face of every block: the same code gives the same bits.
-    var face = face_flux(s.l2, s.l1, s.r1, s.r2);
-    if (f >= REGULAR_FACES) {
-        cross_face[f - REGULAR_FACES] = face;
+    let x = f < X_FACES;
+    let k = select(f - X_FACES, f, x);
+    let across = i32(k) % FACE_ROW;
+    let low = select(SIDE_S, SIDE_W, x);
+    let high = select(SIDE_N, SIDE_E, x);
+    return (across == 0 && (geo.finer & (1u << low)) != 0u)
+        || (across == BLOCK && (geo.finer & (1u << high)) != 0u);
+}
+
+fn compute_face(stage: u32, info: BlockInfo, f: u32) {
+    if (on_finer_side(f)) {
         return;
     }
+    var face = stencil_flux(regular_stencil(f));
     if ((info.flags & BLOCK_ON_EDGE) != 0u) {
         face = domain_edge_face(stage, f, face);
     }
@@ -331,6 +343,23 @@ fn compute_face(stage: u32, b: u32, info: BlockInfo, f: u32) {
         xface[f] = face;
     } else {
         yface[f - X_FACES] = face;
+    }
+}
+
+// Coarse cell k along the sides (side k / 16) facing finer blocks: its face there is the
+// mean of the two fine faces, as the fine blocks compute them.
+fn compute_cross_face(stage: u32, b: u32, k: u32) {
+    let side = k / 16u;
+    if ((geo.finer & (1u << side)) == 0u) {
+        return;
+    }
+    let a = i32(k % 16u);
+    let face = 0.5 * (stencil_flux(cross_stencil(stage, b, side, 2 * a)) + stencil_flux(cross_stencil(stage, b, side, 2 * a + 1)));
+    switch (side) {
+        case SIDE_W: { xface[FACE_ROW * a] = face; }
+        case SIDE_E: { xface[BLOCK + FACE_ROW * a] = face; }
+        case SIDE_S: { yface[FACE_ROW * a] = face; }
+        default: { yface[BLOCK + FACE_ROW * a] = face; }
     }
 }
 
@@ -371,28 +400,14 @@ fn is_valid_cell(li: i32, lj: i32, z: f32) -> bool {
     return geo.i0 + li < geo.nx && geo.j0 + lj < geo.ny && z < WALL_BED_TEST;
 }
 
-// The face on `side` of own cell at position `along`: the block's own face, or the mean of
-// the two fine faces when the neighbours there are finer.
-fn side_face(side: u32, along: i32, own: vec4<f32>) -> vec4<f32> {
-    if ((wg_finer & (1u << side)) == 0u) {
-        return own;
-    }
-    let k = side * 32u + 2u * u32(along);
-    return 0.5 * (cross_face[k] + cross_face[k + 1u]);
-}
-
 // dt L(U) applied to the thread's own cell, with rain, then implicit Manning friction.
 fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
     let g = params.g;
     let c = tile_index(li, lj);
-    var fe = xface[(li + 1) + FACE_ROW * lj];
-    var fw = xface[li + FACE_ROW * lj];
-    var fn_ = yface[(lj + 1) + FACE_ROW * li];
-    var fs = yface[lj + FACE_ROW * li];
-    if (li == BLOCK - 1) { fe = side_face(SIDE_E, lj, fe); }
-    if (li == 0) { fw = side_face(SIDE_W, lj, fw); }
-    if (lj == BLOCK - 1) { fn_ = side_face(SIDE_N, li, fn_); }
-    if (lj == 0) { fs = side_face(SIDE_S, li, fs); }
+    let fe = xface[(li + 1) + FACE_ROW * lj];
+    let fw = xface[li + FACE_ROW * lj];
+    let fn_ = yface[(lj + 1) + FACE_ROW * li];
+    let fs = yface[lj + FACE_ROW * li];
     let p = tile[c];
     let deta_x = eta_slope(tile[c - 1], p, tile[c + 1]);
     let deta_y = eta_slope(turn(tile[c - TILE]), turn(p), turn(tile[c + TILE]));
@@ -452,26 +467,12 @@ fn split_flow(q_in: f32) -> vec2<f32> {
     return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
 }
 
-// Sides of block b whose neighbours are one level finer, as bits (W, E, S, N).
-fn finer_sides(b: u32, level: u32) -> u32 {
-    var bits = 0u;
-    let first = array<u32, 4>(NB_W0, NB_E0, NB_S0, NB_N0);
-    for (var side = 0u; side < 4u; side++) {
-        let nb = neighbours[b * NB_SLOTS + first[side]];
-        if (nb != NONE && blocks[nb].level < level) {
-            bits |= 1u << side;
-        }
-    }
-    return bits;
-}
-
 fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
     if (tid == 0u) {
         let linear = wid.x + wid.y * nwg.x;
         var b = NONE;
         if (linear < sim.dispatched) {
             b = block_of_list(linear);
-            wg_finer = finer_sides(b, blocks[b].level);
         }
         wg_block = b;
         atomicStore(&wg_dt_bits, INF_BITS);
@@ -506,8 +507,11 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
     // 3. Every face of the block, once. The initial pass needs only the inflow faces'
     // wave speeds.
     if (stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u) {
-        for (var f = tid; f < REGULAR_FACES + CROSS_FACES; f += 256u) {
-            compute_face(stage, b, info, f);
+        for (var f = tid; f < REGULAR_FACES; f += 256u) {
+            compute_face(stage, info, f);
+        }
+        if (geo.finer != 0u && tid < CROSS_CELLS) {
+            compute_cross_face(stage, b, tid);
         }
     }
     workgroupBarrier();

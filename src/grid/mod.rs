@@ -35,6 +35,10 @@ pub const NB_SLOTS: usize = 12;
 pub const BLOCK_ALWAYS_ACTIVE: u32 = 1;
 /// The block touches the domain edge and builds ghost cells.
 pub const BLOCK_ON_EDGE: u32 = 2;
+/// Bits 8..12: the side (W, E, S, N) faces a coarser block; bits 12..16: finer blocks.
+/// Static, so the kernels never look up a neighbour's level.
+pub const COARSER_SIDES_SHIFT: u32 = 8;
+pub const FINER_SIDES_SHIFT: u32 = 12;
 
 /// One block as the kernels see it.
 #[repr(C)]

@@ -2,7 +2,10 @@
 //! children wherever the caller asks, then split further until neighbours (corners
 //! included) differ by at most one level. The leaves become the grid's blocks.
 
-use super::{BlockGrid, BlockInfo, BLOCK, BLOCK_ON_EDGE, HALO, NB_SLOTS, NONE};
+use super::{
+    BlockGrid, BlockInfo, Slot, BLOCK, BLOCK_ON_EDGE, COARSER_SIDES_SHIFT, FINER_SIDES_SHIFT, HALO,
+    NB_SLOTS, NONE,
+};
 use std::collections::{HashMap, HashSet};
 
 /// A node of the tree: level r and block position (bi, bj) among level-r blocks.
@@ -183,15 +186,38 @@ fn assemble(tree: &Tree, levels: usize) -> BlockGrid {
     for &n in &order {
         let (r, bi, bj) = n;
         let (i0, j0) = (bi * BLOCK as u32, bj * BLOCK as u32);
+        let slots = neighbour_slots(tree, &id, n);
+        let flags = edge_flag(tree, n) | level_sides(&slots, r, &order);
         blocks.push(BlockInfo {
             i0,
             j0,
             level: r,
-            flags: edge_flag(tree, n),
+            flags,
         });
-        neighbours.extend(neighbour_slots(tree, &id, n));
+        neighbours.extend(slots);
     }
     BlockGrid::assemble(tree.nx, tree.ny, levels, blocks, neighbours)
+}
+
+/// Which sides (W, E, S, N) face a coarser or a finer neighbour, as block flags.
+fn level_sides(slots: &[u32; NB_SLOTS], level: u32, order: &[Node]) -> u32 {
+    let mut flags = 0;
+    for (side, slot) in [Slot::W0, Slot::E0, Slot::S0, Slot::N0]
+        .into_iter()
+        .enumerate()
+    {
+        let nb = slots[slot as usize];
+        if nb == NONE {
+            continue;
+        }
+        let other = order[nb as usize].0;
+        if other > level {
+            flags |= 1 << (COARSER_SIDES_SHIFT + side as u32);
+        } else if other < level {
+            flags |= 1 << (FINER_SIDES_SHIFT + side as u32);
+        }
+    }
+    flags
 }
 
 /// Blocks whose two-cell halo reaches past the domain edge build ghost cells.
