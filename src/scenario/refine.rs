@@ -276,3 +276,47 @@ fn wet_cells(
         .map(|(c, _)| (c % frame.nx, c / frame.nx))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::from_str;
+    use std::path::Path;
+
+    fn grid_of(refinement: &str) -> crate::grid::BlockGrid {
+        let toml = format!(
+            "[domain]\ncell_size = 1.0\nnx = 256\nny = 256\n[terrain]\ntype = \"expression\"\n\
+             expression = \"max(0, 0.05*(x-128))\"\n[[gauge]]\nname = \"g\"\nx = 20.0\ny = 230.0\n\
+             [refinement]\nlevels = 3\n{refinement}\n[time]\nend = 1.0\n"
+        );
+        from_str(&toml, Path::new(".")).unwrap().grid
+    }
+
+    /// The level of the block holding finest cell (i, j).
+    fn level_at(g: &crate::grid::BlockGrid, i: usize, j: usize) -> u32 {
+        g.blocks[g.block_of_cell(i, j)].level
+    }
+
+    #[test]
+    fn criteria_refine_where_they_should() {
+        let plain = grid_of("");
+        assert_eq!(
+            plain.blocks_per_level(),
+            vec![0, 0, 16],
+            "nothing asks for refinement"
+        );
+        let relief = grid_of("relief = 1.0");
+        // The slope rises 0.05 m per m east of x = 128: a 16 m block spans 0.8 m.
+        assert_eq!(level_at(&relief, 10, 10), 2);
+        assert_eq!(level_at(&relief, 200, 100), 0);
+        let slope = grid_of("slope = 0.01");
+        assert_eq!(level_at(&slope, 200, 100), 0);
+        assert_eq!(level_at(&slope, 10, 100), 2);
+        let gauges = grid_of("near_gauges = 5.0");
+        assert_eq!(level_at(&gauges, 20, 230), 0);
+        assert_eq!(level_at(&gauges, 200, 20), 2);
+        let region = grid_of("[[refinement.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [40.0, 40.0]\nlevel = 1");
+        assert_eq!(level_at(&region, 10, 10), 1);
+        let default = grid_of("default_level = 1");
+        assert_eq!(default.blocks_per_level(), vec![0, 64, 0]);
+    }
+}
