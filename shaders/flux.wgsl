@@ -5,10 +5,9 @@
 // block once, then updates its cells. Faces on a block border are computed by both blocks
 // from the same inputs with the same code, so they agree bit for bit and mass is conserved.
 //
-// Across a level change (multi-resolution grids) the fine side sees the coarse cell as two
-// "virtual" fine cells, and the coarse side computes the same two fine faces and uses their
-// mean: one flux, computed identically from both sides. Cells next to a level change are
-// reconstructed at first order in that direction (virtual cells count as dry in `slopes`).
+// Across a level change (multi-resolution grids) the fine side sees the coarse cell as
+// virtual fine cells, and the coarse side computes the same fine faces and uses their mean:
+// one flux, computed identically from both sides (levels.wgsl).
 //
 // Entry points: `init_speeds` (wave speeds and wet flags of the initial state),
 // `stage1` (U* = U^n + dt L(U^n), into state_b) and
@@ -16,7 +15,7 @@
 
 const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
 const REGULAR_FACES: u32 = 544u;
-const CROSS_CELLS: u32 = 64u;   // coarse cells along the 4 sides, each with 2 fine faces
+const SIDE_CELLS: u32 = 64u;    // own cells along the 4 sides
 const FACE_ROW: i32 = 17;
 const SIDE_W: u32 = 0u;
 const SIDE_E: u32 = 1u;
@@ -63,15 +62,6 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
     }
     return vec4<f32>(s.x, 0.0, 0.0, eta);
 }
-
-// A cell of another level seen from this one: the negative depth marks it, so `slopes`
-// treats it as dry (first order next to it) while the flux reads its true depth.
-fn virtual_cell(p: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(-p.x, p.y, p.z, p.w);
-}
-
-// Halo cells facing finer blocks: never read for their values, only for the marker.
-const FINER_HALO: vec4<f32> = vec4<f32>(-1.0, 0.0, 0.0, WALL_BED);
 
 // Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
 // with dry neighbours, so its U* equals its U^n.
@@ -130,11 +120,10 @@ fn load_halo(stage: u32, b: u32, l: vec2<i32>) -> vec4<f32> {
     let gi = geo.i0 + l.x;
     let gj = geo.j0 + l.y;
     if ((geo.coarser & (1u << side)) != 0u) {
-        // Both halo layers fall in the same coarse cell.
-        return virtual_cell(load_global(stage, nb, gi >> 1u, gj >> 1u));
+        return virtual_halo(stage, b, nb, side, l);
     }
     if ((geo.finer & (1u << side)) != 0u) {
-        return FINER_HALO;
+        return finer_halo(stage, b, side, l);
     }
     return load_global(stage, nb, gi, gj);
 }
@@ -162,7 +151,7 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, nor
         case BC_STAGE: {
             // The level is imposed; the normal velocity keeps the Riemann invariant that
             // leaves the domain, so outgoing waves pass out instead of bouncing back.
-            let h_in = abs(nearest.x);
+            let h_in = nearest.x;
             let z = nearest.w - h_in;
             let h = max(0.0, bc_value(bc, stage) - z);
             if (h <= params.dry_depth) {
@@ -284,34 +273,6 @@ fn regular_stencil(f: u32) -> Stencil {
     return Stencil(turn(tile[c - 2 * TILE]), turn(tile[c - TILE]), turn(tile[c]), turn(tile[c + TILE]));
 }
 
-// Fine face m (0..32) along `side`, seen from this coarse block: the coarse cell twice and
-// the fine cell twice. The virtual coarse cell makes both slopes zero, so only l1 and r1
-// matter, exactly as when the fine block computes the same face from its own tile.
-fn cross_stencil(stage: u32, b: u32, side: u32, m: i32) -> Stencil {
-    let a = m / 2;            // coarse cell along the side
-    let along = 2 * a + m % 2; // fine cell along the side, from the block's start
-    var own: vec2<i32>;
-    var fine: vec2<i32>;      // fine-level coordinates of the fine cell
-    let fi0 = 2 * geo.i0;
-    let fj0 = 2 * geo.j0;
-    switch (side) {
-        case SIDE_W: { own = vec2<i32>(0, a); fine = vec2<i32>(fi0 - 1, fj0 + along); }
-        case SIDE_E: { own = vec2<i32>(BLOCK - 1, a); fine = vec2<i32>(fi0 + 2 * BLOCK, fj0 + along); }
-        case SIDE_S: { own = vec2<i32>(a, 0); fine = vec2<i32>(fi0 + along, fj0 - 1); }
-        default: { own = vec2<i32>(a, BLOCK - 1); fine = vec2<i32>(fi0 + along, fj0 + 2 * BLOCK); }
-    }
-    // The second neighbour slot holds the finer block of the side's upper (or eastern) half.
-    let nb = neighbours[b * NB_SLOTS + side_slot(side) + select(0u, 1u, along >= BLOCK)];
-    let c = virtual_cell(tile[tile_index(own.x, own.y)]);
-    let f = load_global(stage, nb, fine.x, fine.y);
-    switch (side) {
-        case SIDE_W: { return Stencil(f, f, c, c); }
-        case SIDE_E: { return Stencil(c, c, f, f); }
-        case SIDE_S: { return Stencil(turn(f), turn(f), turn(c), turn(c)); }
-        default: { return Stencil(turn(c), turn(c), turn(f), turn(f)); }
-    }
-}
-
 fn stencil_flux(s: Stencil) -> vec4<f32> {
     return face_flux(s.l2, s.l1, s.r1, s.r2);
 }
@@ -346,15 +307,15 @@ fn compute_face(stage: u32, info: BlockInfo, f: u32) {
     }
 }
 
-// Coarse cell k along the sides (side k / 16) facing finer blocks: its face there is the
-// mean of the two fine faces, as the fine blocks compute them.
-fn compute_cross_face(stage: u32, b: u32, k: u32) {
+// Own cell k along the sides (side k / 16) facing finer blocks: its face there is the mean
+// of the two fine faces, as the fine blocks compute them.
+fn compute_side_face(stage: u32, b: u32, k: u32) {
     let side = k / 16u;
     if ((geo.finer & (1u << side)) == 0u) {
         return;
     }
     let a = i32(k % 16u);
-    let face = 0.5 * (stencil_flux(cross_stencil(stage, b, side, 2 * a)) + stencil_flux(cross_stencil(stage, b, side, 2 * a + 1)));
+    let face = coarse_side_face(stage, b, side, a);
     switch (side) {
         case SIDE_W: { xface[FACE_ROW * a] = face; }
         case SIDE_E: { xface[BLOCK + FACE_ROW * a] = face; }
@@ -510,8 +471,8 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
         for (var f = tid; f < REGULAR_FACES; f += 256u) {
             compute_face(stage, info, f);
         }
-        if (geo.finer != 0u && tid < CROSS_CELLS) {
-            compute_cross_face(stage, b, tid);
+        if (geo.finer != 0u && tid < SIDE_CELLS) {
+            compute_side_face(stage, b, tid);
         }
     }
     workgroupBarrier();

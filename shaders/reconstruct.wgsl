@@ -39,12 +39,11 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
     let g = params.g;
     let sl = slopes(l2, l1, r1);
     let sr = slopes(l1, r1, r2);
-    // abs: a virtual cell (another level) carries its depth negated as a marker.
-    let h_l = abs(l1.x) + 0.5 * sl.x;
+    let h_l = l1.x + 0.5 * sl.x;
     let eta_l = l1.w + 0.5 * sl.y;
     let u_l = l1.y + 0.5 * sl.z;
     let v_l = l1.z + 0.5 * sl.w;
-    let h_r = abs(r1.x) - 0.5 * sr.x;
+    let h_r = r1.x - 0.5 * sr.x;
     let eta_r = r1.w - 0.5 * sr.y;
     let u_r = r1.y - 0.5 * sr.z;
     let v_r = r1.z - 0.5 * sr.w;

@@ -13,6 +13,7 @@ pub const SOLVER: &str = shader!(
     "dfloat.wgsl",
     "riemann.wgsl",
     "reconstruct.wgsl",
+    "levels.wgsl",
     "flux.wgsl",
     "drymap.wgsl",
     "timestep.wgsl",
