@@ -132,21 +132,36 @@ pub(crate) fn storage_points(grid: &BlockGrid, frame: &Frame) -> Vec<Option<(f64
 }
 
 fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), InputError> {
-    if let TerrainSpec::Raster { path } = &spec.terrain {
+    if let TerrainSpec::Raster { path, cell_size } = &spec.terrain {
         if spec.domain.is_some() {
             return Err(bad(
                 "domain",
-                "remove [domain]: a terrain raster sets the grid itself",
+                "remove [domain]: a terrain raster sets the grid itself (terrain.cell_size sets its cell size)",
             ));
         }
         let path = dir.join(path);
         let raster = read_ascii_grid(&path)?;
+        let dx = cell_size.unwrap_or(raster.cellsize);
+        if !(dx > 0.0 && dx.is_finite()) {
+            return Err(bad(
+                "terrain.cell_size",
+                format!("expected a positive size in metres, found {dx}"),
+            ));
+        }
+        // The model grid covers whole model cells inside the raster's extent.
+        let cells = |n: usize| ((n as f64 * raster.cellsize / dx) + 1e-9).floor() as usize;
         let frame = Frame {
-            nx: raster.ncols,
-            ny: raster.nrows,
-            dx: raster.cellsize,
+            nx: cells(raster.ncols),
+            ny: cells(raster.nrows),
+            dx,
             origin: (raster.xll, raster.yll),
         };
+        if frame.nx == 0 || frame.ny == 0 {
+            return Err(bad(
+                "terrain.cell_size",
+                format!("{dx} m is larger than the whole raster"),
+            ));
+        }
         return Ok((frame, Some((raster, path))));
     }
     let d = spec.domain.as_ref().ok_or_else(|| {
@@ -193,7 +208,8 @@ fn terrain(
         }
         TerrainSpec::Raster { .. } => {
             let (r, path) = raster.expect("raster terrain comes with its raster");
-            return raster_elevation(r, path);
+            check_holes(r, path)?;
+            return Ok(resample(r, frame));
         }
         TerrainSpec::Slope {
             elevation,
@@ -239,7 +255,7 @@ fn terrain(
     Ok(z)
 }
 
-fn raster_elevation(r: &Raster, path: &Path) -> Result<Vec<f64>, InputError> {
+fn check_holes(r: &Raster, path: &Path) -> Result<(), InputError> {
     // Report the first hole in file order (north row first), as a GIS shows it.
     for row in (0..r.nrows).rev() {
         if let Some(col) = (0..r.ncols).find(|&col| r.is_nodata(r.get(col, row))) {
@@ -251,7 +267,54 @@ fn raster_elevation(r: &Raster, path: &Path) -> Result<Vec<f64>, InputError> {
             .in_file(path));
         }
     }
-    Ok(r.data.clone())
+    Ok(())
+}
+
+/// Terrain on the model grid: the raster itself when the cell sizes agree; else the mean of
+/// the raster cells whose centres fall in each model cell (a finer raster), or bilinear
+/// interpolation between raster cell centres (a coarser one).
+fn resample(r: &Raster, frame: &Frame) -> Vec<f64> {
+    if (frame.dx - r.cellsize).abs() <= 1e-9 * r.cellsize {
+        return r.data[..]
+            .chunks(r.ncols)
+            .take(frame.ny)
+            .flat_map(|row| row[..frame.nx].to_vec())
+            .collect();
+    }
+    let rc = r.cellsize;
+    // Raster column (or row) whose centre is the first at or after map offset `o`.
+    let first = |o: f64| ((o / rc - 0.5).ceil().max(0.0)) as usize;
+    frame
+        .cells()
+        .map(|(c, _, _)| {
+            let (i, j) = (c % frame.nx, c / frame.nx);
+            let (x0, y0) = (i as f64 * frame.dx, j as f64 * frame.dx);
+            let (c0, c1) = (first(x0), first(x0 + frame.dx).min(r.ncols));
+            let (r0, r1) = (first(y0), first(y0 + frame.dx).min(r.nrows));
+            if frame.dx > rc && c1 > c0 && r1 > r0 {
+                let sum: f64 = (r0..r1)
+                    .flat_map(|row| (c0..c1).map(move |col| (col, row)))
+                    .map(|(col, row)| r.get(col, row))
+                    .sum();
+                sum / ((c1 - c0) * (r1 - r0)) as f64
+            } else {
+                bilinear(r, x0 + 0.5 * frame.dx, y0 + 0.5 * frame.dx)
+            }
+        })
+        .collect()
+}
+
+/// Bilinear interpolation between raster cell centres, at map offsets (x, y) from the
+/// raster's corner; held constant beyond the outermost centres.
+fn bilinear(r: &Raster, x: f64, y: f64) -> f64 {
+    let fx = (x / r.cellsize - 0.5).clamp(0.0, (r.ncols - 1) as f64);
+    let fy = (y / r.cellsize - 0.5).clamp(0.0, (r.nrows - 1) as f64);
+    let (c0, r0) = (fx.floor() as usize, fy.floor() as usize);
+    let (c1, r1) = ((c0 + 1).min(r.ncols - 1), (r0 + 1).min(r.nrows - 1));
+    let (wx, wy) = (fx - c0 as f64, fy - r0 as f64);
+    let low = r.get(c0, r0) * (1.0 - wx) + r.get(c1, r0) * wx;
+    let high = r.get(c0, r1) * (1.0 - wx) + r.get(c1, r1) * wx;
+    low * (1.0 - wy) + high * wy
 }
 
 /// Depth such that depth + bed == level exactly in f32, so a lake at rest is at rest to the
@@ -972,6 +1035,46 @@ fn every(t: &TimeSpec, dt: f64, key: &str) -> Result<Vec<f64>, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rasters_are_averaged_down_and_interpolated_up() {
+        // A plane z = x + 2y on 1 m cells, 8 x 6.
+        let mut r = Raster::new(8, 6, 0.0, 0.0, 1.0, None, 0.0);
+        for row in 0..6 {
+            for col in 0..8 {
+                r.set(col, row, (col as f64 + 0.5) + 2.0 * (row as f64 + 0.5));
+            }
+        }
+        let coarse = Frame {
+            nx: 4,
+            ny: 3,
+            dx: 2.0,
+            origin: (0.0, 0.0),
+        };
+        let z = resample(&r, &coarse);
+        // The mean of a plane over a cell is its value at the centre.
+        assert_eq!(z[1 + 4 * 2], 3.0 + 2.0 * 5.0);
+        let fine = Frame {
+            nx: 16,
+            ny: 12,
+            dx: 0.5,
+            origin: (0.0, 0.0),
+        };
+        let z = resample(&r, &fine);
+        let (i, j) = (5, 7);
+        let (x, y) = ((i as f64 + 0.5) * 0.5, (j as f64 + 0.5) * 0.5);
+        assert!(
+            (z[i + 16 * j] - (x + 2.0 * y)).abs() < 1e-12,
+            "bilinear is exact on a plane"
+        );
+        let same = Frame {
+            nx: 8,
+            ny: 6,
+            dx: 1.0,
+            origin: (0.0, 0.0),
+        };
+        assert_eq!(resample(&r, &same), r.data);
+    }
 
     #[test]
     fn level_and_bed_add_up_exactly() {

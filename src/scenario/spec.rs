@@ -66,6 +66,9 @@ pub enum TerrainSpec {
     },
     Raster {
         path: PathBuf,
+        /// Model cell size (m): a finer raster is averaged down to it, a coarser one
+        /// interpolated. Default: the raster's own cell size.
+        cell_size: Option<f64>,
     },
 }
 
