@@ -11,6 +11,7 @@ pub mod exact;
 pub mod gpu;
 pub mod grid;
 pub mod io;
+pub mod partition;
 pub mod run;
 pub mod scenario;
 pub mod solver;
