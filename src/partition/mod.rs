@@ -2,6 +2,8 @@
 //! (Hilbert, the default) or by (x, y) (1D, as in the source documents), and the order is
 //! cut into P contiguous pieces of equal weight.
 
+pub mod local;
+
 use crate::grid::{BlockGrid, BLOCK};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

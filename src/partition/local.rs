@@ -1,0 +1,228 @@
+//! One rank's share of the grid: its own blocks (border blocks first, then internal ones),
+//! one layer of ghost blocks from other ranks, and what it sends and receives each stage.
+
+use super::Partition;
+use crate::grid::{BlockGrid, BlockInfo, Slot, BLOCK, CELLS_PER_BLOCK, NB_SLOTS, NONE};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What travels between this rank and one other, in an order both sides agree on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Exchange {
+    pub rank: usize,
+    /// Cells as (global block, cell in block), sorted.
+    pub cells: Vec<(u32, u32)>,
+    /// Blocks whose wet flag travels, global ids, sorted.
+    pub flags: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LocalGrid {
+    pub rank: usize,
+    /// Own blocks, then ghosts, with neighbours renumbered locally (ghosts have none).
+    pub grid: BlockGrid,
+    /// Global id of each local block.
+    pub global: Vec<u32>,
+    /// Own blocks: [0, border) have a side neighbour on another rank, [border, own) do not.
+    pub own: usize,
+    pub border: usize,
+    pub sends: Vec<Exchange>,
+    pub recvs: Vec<Exchange>,
+}
+
+const SIDES: [(Slot, Slot); 4] = [(Slot::W0, Slot::W1), (Slot::E0, Slot::E1), (Slot::S0, Slot::S1), (Slot::N0, Slot::N1)];
+
+/// Side neighbours of block b: (side index W, E, S, N; neighbour).
+fn side_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    SIDES.iter().enumerate().flat_map(move |(side, &(s0, s1))| {
+        [grid.neighbour(b, s0), grid.neighbour(b, s1)]
+            .into_iter()
+            .filter(|&nb| nb != NONE)
+            .map(move |nb| (side, nb as usize))
+    })
+}
+
+fn all_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = usize> + '_ {
+    (0..NB_SLOTS).map(move |s| grid.neighbours[b * NB_SLOTS + s]).filter(|&n| n != NONE).map(|n| n as usize)
+}
+
+/// The cells of neighbour `n` that block `b`'s kernel reads, `n` lying on `side` of `b`:
+/// a strip two cells deep (of n's level) along the part of n's side that faces b.
+pub fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32> {
+    let (bi, ni) = (&grid.blocks[b], &grid.blocks[n]);
+    let vertical = side < 2; // W or E: the strip runs along y
+    // First cell along the strip and its length, in n's cells.
+    let (start, len) = if ni.level > bi.level {
+        let b_along = if vertical { bi.j0 } else { bi.i0 } as i64;
+        let n_along = if vertical { ni.j0 } else { ni.i0 } as i64;
+        ((b_along >> 1) - n_along, BLOCK as i64 / 2)
+    } else {
+        (0, BLOCK as i64)
+    };
+    // Depth 0 is n's row or column next to b: n's west column if n lies east of b, etc.
+    let from_high = side == 0 || side == 2; // n lies west or south: its east or north edge
+    let mut cells = Vec::with_capacity(2 * len as usize);
+    for d in 0..2i64 {
+        let across = if from_high { BLOCK as i64 - 1 - d } else { d };
+        for a in start..start + len {
+            let (i, j) = if vertical { (across, a) } else { (a, across) };
+            cells.push((i + BLOCK as i64 * j) as u32);
+        }
+    }
+    cells
+}
+
+/// The cells `rank` receives from `from` (as (global block, cell)), for its own blocks'
+/// kernels.
+fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32, u32)> {
+    let mut set = BTreeSet::new();
+    for b in p.blocks_of(rank) {
+        for (side, n) in side_neighbours(grid, b) {
+            if p.owner[n] as usize == from {
+                set.extend(cells_read(grid, b, side, n).into_iter().map(|c| (n as u32, c)));
+            }
+        }
+    }
+    set.into_iter().collect()
+}
+
+/// Remote blocks next to a rank's own blocks (sides and corners).
+fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
+    p.blocks_of(rank)
+        .into_iter()
+        .flat_map(|b| all_neighbours(grid, b).collect::<Vec<_>>())
+        .filter(|&n| p.owner[n] as usize != rank)
+        .map(|n| n as u32)
+        .collect()
+}
+
+impl LocalGrid {
+    pub fn new(grid: &BlockGrid, p: &Partition, rank: usize) -> LocalGrid {
+        let own_blocks = p.blocks_of(rank);
+        let remote_side = |b: usize| side_neighbours(grid, b).any(|(_, n)| p.owner[n] as usize != rank);
+        let (border, internal): (Vec<usize>, Vec<usize>) = own_blocks.iter().partition(|&&b| remote_side(b));
+        let ghosts = ghosts_of(grid, p, rank);
+        let global: Vec<u32> = border
+            .iter()
+            .chain(&internal)
+            .map(|&b| b as u32)
+            .chain(ghosts.iter().copied())
+            .collect();
+        let local: HashMap<u32, u32> = global.iter().enumerate().map(|(l, &g)| (g, l as u32)).collect();
+        let own = own_blocks.len();
+        let mut blocks: Vec<BlockInfo> = Vec::with_capacity(global.len());
+        let mut neighbours = Vec::with_capacity(global.len() * NB_SLOTS);
+        for (l, &g) in global.iter().enumerate() {
+            blocks.push(grid.blocks[g as usize]);
+            for s in 0..NB_SLOTS {
+                let n = grid.neighbours[g as usize * NB_SLOTS + s];
+                let mapped = if l < own && n != NONE { local[&n] } else { NONE };
+                neighbours.push(mapped);
+            }
+        }
+        let peers: BTreeSet<usize> = ghosts.iter().map(|&g| p.owner[g as usize] as usize).collect();
+        let mut sends = Vec::new();
+        let mut recvs = Vec::new();
+        for &q in &peers {
+            let theirs = ghosts_of(grid, p, q);
+            sends.push(Exchange {
+                rank: q,
+                cells: needed(grid, p, q, rank),
+                flags: theirs.iter().copied().filter(|&g| p.owner[g as usize] as usize == rank).collect(),
+            });
+            recvs.push(Exchange {
+                rank: q,
+                cells: needed(grid, p, rank, q),
+                flags: ghosts.iter().copied().filter(|&g| p.owner[g as usize] as usize == q).collect(),
+            });
+        }
+        let local_grid = BlockGrid::assemble(grid.nx, grid.ny, grid.levels, blocks, neighbours);
+        LocalGrid { rank, grid: local_grid, global, own, border: border.len(), sends, recvs }
+    }
+
+    /// Local block id of a global block present on this rank.
+    pub fn local_of(&self) -> HashMap<u32, u32> {
+        self.global.iter().enumerate().map(|(l, &g)| (g, l as u32)).collect()
+    }
+
+    /// Storage indices (local) of an exchange's cells.
+    pub fn cell_indices(&self, e: &Exchange) -> Vec<u32> {
+        let local = self.local_of();
+        e.cells.iter().map(|&(b, c)| local[&b] * CELLS_PER_BLOCK as u32 + c).collect()
+    }
+
+    pub fn flag_blocks(&self, e: &Exchange) -> Vec<u32> {
+        let local = self.local_of();
+        e.flags.iter().map(|b| local[b]).collect()
+    }
+
+    /// Bytes this rank sends per exchange (cells of 16 bytes and flags of 4).
+    pub fn bytes_sent(&self) -> usize {
+        self.sends.iter().map(|e| 16 * e.cells.len() + 4 * e.flags.len()).sum()
+    }
+}
+
+/// Per-rank figures of a partition, for `quadflood grid`.
+pub fn rank_summary(grid: &BlockGrid, p: &Partition) -> Vec<BTreeMap<&'static str, serde_json::Value>> {
+    (0..p.ranks)
+        .map(|r| {
+            let l = LocalGrid::new(grid, p, r);
+            let mut m = BTreeMap::new();
+            m.insert("rank", r.into());
+            m.insert("blocks", l.own.into());
+            m.insert("cells", (l.own * CELLS_PER_BLOCK).into());
+            m.insert("border_blocks", l.border.into());
+            m.insert("ghost_blocks", (l.global.len() - l.own).into());
+            m.insert("neighbour_ranks", l.sends.iter().map(|e| e.rank).collect::<Vec<_>>().into());
+            // Two exchanges per step, one after each stage.
+            m.insert("bytes_sent_per_step", (2 * l.bytes_sent()).into());
+            m
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::quadtree;
+    use crate::partition::{partition, per_block, Method};
+
+    #[test]
+    fn sends_match_receives_and_blocks_are_shared_out() {
+        let grid = quadtree::build(320, 256, 3, &|f| (f.i0 as i64 - 150).abs() < 40 && (f.j0 as i64 - 120).abs() < 40);
+        for ranks in [2, 3, 4] {
+            let p = partition(&grid, ranks, Method::Hilbert, &per_block);
+            let locals: Vec<LocalGrid> = (0..ranks).map(|r| LocalGrid::new(&grid, &p, r)).collect();
+            assert_eq!(locals.iter().map(|l| l.own).sum::<usize>(), grid.nblocks());
+            for l in &locals {
+                for s in &l.sends {
+                    let other = &locals[s.rank];
+                    let r = other.recvs.iter().find(|e| e.rank == l.rank).expect("a matching receive");
+                    assert_eq!(s.cells, r.cells, "rank {} -> {}", l.rank, s.rank);
+                    assert_eq!(s.flags, r.flags);
+                    assert!(!s.cells.is_empty());
+                }
+                // Every side neighbour of an own block is local, and ghosts have no neighbours.
+                for b in 0..l.own {
+                    for (_, n) in side_neighbours(&l.grid, b) {
+                        assert!(n < l.global.len());
+                    }
+                }
+                for g in l.own..l.global.len() {
+                    assert!((0..NB_SLOTS).all(|s| l.grid.neighbours[g * NB_SLOTS + s] == NONE));
+                }
+                assert!(l.border > 0 && l.border <= l.own);
+            }
+        }
+    }
+
+    #[test]
+    fn strips_are_two_cells_deep_on_the_facing_side() {
+        let grid = BlockGrid::uniform(32, 16);
+        // Block 1 lies east of block 0: block 0 reads block 1's two western columns.
+        let cells = cells_read(&grid, 0, 1, 1);
+        assert_eq!(cells.len(), 32);
+        assert!(cells.iter().all(|c| c % 16 < 2));
+        let cells = cells_read(&grid, 1, 0, 0);
+        assert!(cells.iter().all(|c| c % 16 >= 14));
+    }
+}
