@@ -59,9 +59,9 @@ struct Params {
     edge_n: u32,
     scan_groups: u32,   // workgroups of the dry-map kernel
     one: f32,           // 1.0, opaque to the compiler: see dfloat.wgsl
+    own_blocks: u32,    // blocks this rank computes: [0, border_blocks) border, then internal;
+    border_blocks: u32, // blocks from own_blocks on are ghosts (copies from other ranks)
     pad0: u32,
-    pad1: u32,
-    pad2: u32,
 }
 
 // What the host changes between submissions.
@@ -84,16 +84,16 @@ struct Sim {
     upd_hi: u32,
     rain_hi: f32,       // rain depth fallen so far (m), double-f32
     rain_lo: f32,
-    dispatched: u32,    // blocks launched by the step about to be taken
+    dispatched: u32,    // internal blocks launched by the step about to be taken
     all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
     dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
-    scan_count: atomic<u32>,  // active blocks found by the dry-map
-    list_count: u32,    // length of the active list the next step uses
+    scan_count: atomic<u32>,  // active internal blocks found by the dry-map
+    list_count: u32,    // length of the internal active list the next step uses
     dt_cfl: f32,        // last CFL-limited step
     done: u32,          // 1 when the clock sits on the target
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    dispatched_border: u32,  // the same three for border blocks
+    scan_count_border: atomic<u32>,
+    list_count_border: u32,
 }
 
 struct BlockInfo {
@@ -122,6 +122,7 @@ struct BcDef {
 @group(0) @binding(7) var<storage, read> neighbours: array<u32>;
 // [0, nblocks): 1 if the block holds water; [nblocks, 2 nblocks): 1 if launched this step.
 @group(0) @binding(8) var<storage, read_write> block_flags: array<u32>;
+// Active blocks of the next step: internal ones from 0, border ones from nblocks.
 @group(0) @binding(9) var<storage, read_write> active_list: array<u32>;
 @group(0) @binding(10) var<storage, read> bc_edge: array<u32>;
 @group(0) @binding(11) var<storage, read> bc_defs: array<BcDef>;
@@ -133,16 +134,18 @@ struct BcDef {
 // Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
 @group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
 @group(0) @binding(16) var<storage, read_write> max_depth: array<f32>;
-// Indirect dispatch arguments: [0..3) workgroups of the stage kernels, [3..6) of the dry-map.
+// Indirect dispatch arguments: [0..3) workgroups of the stage kernels on internal blocks,
+// [3..6) of the dry-map, [6..9) of the stage kernels on border blocks.
 // In a group of its own, bound only for finalize_step: a buffer may not be storage and
 // indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
 
-fn block_of_list(linear: u32) -> u32 {
+// The block a stage workgroup computes: the linear-th active block of its class.
+fn block_of_list(border: bool, linear: u32) -> u32 {
     if (sim.all_active == 1u) {
-        return linear;
+        return select(params.border_blocks + linear, linear, border);
     }
-    return active_list[linear];
+    return active_list[select(linear, params.nblocks + linear, border)];
 }
 
 fn series_value(s: u32, t: f32) -> f32 {

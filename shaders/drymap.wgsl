@@ -19,12 +19,16 @@ fn block_is_active(b: u32) -> bool {
 @compute @workgroup_size(256)
 fn scan_blocks(@builtin(global_invocation_id) gid: vec3<u32>) {
     let b = gid.x;
-    if (b >= params.nblocks) {
-        return;
+    if (b >= params.own_blocks) {
+        return; // ghosts belong to other ranks
     }
     let launch = block_is_active(b);
     block_flags[params.nblocks + b] = select(0u, 1u, launch);
     if (launch) {
-        active_list[atomicAdd(&sim.scan_count, 1u)] = b;
+        if (b < params.border_blocks) {
+            active_list[params.nblocks + atomicAdd(&sim.scan_count_border, 1u)] = b;
+        } else {
+            active_list[atomicAdd(&sim.scan_count, 1u)] = b;
+        }
     }
 }

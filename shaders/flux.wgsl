@@ -428,12 +428,16 @@ fn split_flow(q_in: f32) -> vec2<f32> {
     return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
 }
 
-fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
+// `border` picks the class of blocks: border blocks (beside another rank) or internal ones.
+fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
     if (tid == 0u) {
         let linear = wid.x + wid.y * nwg.x;
         var b = NONE;
-        if (linear < sim.dispatched) {
-            b = block_of_list(linear);
+        if (stage == 0u) {
+            // The initial pass covers every own block.
+            b = select(NONE, linear, linear < params.own_blocks);
+        } else if (linear < select(sim.dispatched, sim.dispatched_border, border)) {
+            b = block_of_list(border, linear);
         }
         wg_block = b;
         atomicStore(&wg_dt_bits, INF_BITS);
@@ -533,17 +537,29 @@ fn run_stage(stage: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u3
 @compute @workgroup_size(16, 16)
 fn init_speeds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(0u, wid, nwg, lid, tid);
+    run_stage(0u, false, wid, nwg, lid, tid);
 }
 
 @compute @workgroup_size(16, 16)
 fn stage1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(1u, wid, nwg, lid, tid);
+    run_stage(1u, false, wid, nwg, lid, tid);
 }
 
 @compute @workgroup_size(16, 16)
 fn stage2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(2u, wid, nwg, lid, tid);
+    run_stage(2u, false, wid, nwg, lid, tid);
+}
+
+@compute @workgroup_size(16, 16)
+fn stage1_border(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(1u, true, wid, nwg, lid, tid);
+}
+
+@compute @workgroup_size(16, 16)
+fn stage2_border(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(2u, true, wid, nwg, lid, tid);
 }

@@ -19,7 +19,7 @@ fn advance_clock(dt: f32) {
     if (sim.step_lo == 0u) {
         sim.step_hi += 1u;
     }
-    let updates = sim.dispatched * CELLS_PER_BLOCK;
+    let updates = (sim.dispatched + sim.dispatched_border) * CELLS_PER_BLOCK;
     let lo = sim.upd_lo + updates;
     if (lo < sim.upd_lo) {
         sim.upd_hi += 1u;
@@ -49,14 +49,11 @@ fn next_dt() -> f32 {
     return dt;
 }
 
-fn set_dispatch(count: u32, scan_groups: u32) {
-    let x = min(count, MAX_GROUPS_X);
-    dispatch[0] = x;
-    dispatch[1] = select(0u, (count + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, count > 0u);
-    dispatch[2] = 1u;
-    dispatch[3] = scan_groups;
-    dispatch[4] = 1u;
-    dispatch[5] = 1u;
+// Workgroups for `count` blocks, from `at` in the dispatch arguments.
+fn set_groups(at: u32, count: u32) {
+    dispatch[at] = min(count, MAX_GROUPS_X);
+    dispatch[at + 1u] = select(0u, (count + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, count > 0u);
+    dispatch[at + 2u] = 1u;
 }
 
 @compute @workgroup_size(1)
@@ -68,6 +65,7 @@ fn finalize_step() {
             advance_clock(dt);
         }
         sim.list_count = atomicExchange(&sim.scan_count, 0u);
+        sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
         let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
         if (bits != INF_BITS) {
             sim.dt_cfl = params.cfl * bitcast<f32>(bits);
@@ -86,10 +84,17 @@ fn finalize_step() {
     }
     let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining;
     sim.all_active = select(0u, 1u, all);
-    var count = select(sim.list_count, params.nblocks, all);
+    var internal = select(sim.list_count, params.own_blocks - params.border_blocks, all);
+    var border = select(sim.list_count_border, params.border_blocks, all);
     if (dt_next <= 0.0) {
-        count = 0u;
+        internal = 0u;
+        border = 0u;
     }
-    sim.dispatched = count;
-    set_dispatch(count, select(0u, params.scan_groups, dt_next > 0.0));
+    sim.dispatched = internal;
+    sim.dispatched_border = border;
+    set_groups(0u, internal);
+    set_groups(6u, border);
+    dispatch[3] = select(0u, params.scan_groups, dt_next > 0.0);
+    dispatch[4] = 1u;
+    dispatch[5] = 1u;
 }

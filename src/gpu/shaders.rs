@@ -17,6 +17,7 @@ pub const SOLVER: &str = shader!(
     "flux.wgsl",
     "drymap.wgsl",
     "timestep.wgsl",
+    "exchange.wgsl",
 );
 
 /// The plain copy kernel the benchmark measures bandwidth with.

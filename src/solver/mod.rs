@@ -10,7 +10,7 @@ pub mod kernels;
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::grid::NONE;
+use crate::grid::{CELLS_PER_BLOCK, NONE};
 use crate::scenario::model::{Limiter, Model};
 use bytemuck::{Pod, Zeroable};
 use kernels::{binding, Kernels};
@@ -50,7 +50,9 @@ struct Params {
     scan_groups: u32,
     /// 1.0, read at run time so the compiler cannot fold the double-f32 arithmetic.
     one: f32,
-    pad: [u32; 3],
+    own_blocks: u32,
+    border_blocks: u32,
+    pad: u32,
 }
 
 #[repr(C)]
@@ -82,7 +84,9 @@ struct SimRecord {
     list_count: u32,
     dt_cfl: f32,
     done: u32,
-    pad: [u32; 3],
+    dispatched_border: u32,
+    scan_count_border: u32,
+    list_count_border: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -114,7 +118,7 @@ impl Status {
             steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
             cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
             rain_depth: r.rain_hi as f64 + r.rain_lo as f64,
-            active_blocks: r.dispatched,
+            active_blocks: r.dispatched + r.dispatched_border,
             at_target: r.done == 1,
         }
     }
@@ -138,6 +142,14 @@ struct Buffers {
     _rest: Vec<wgpu::Buffer>,
 }
 
+/// How a simulation's blocks divide: [0, border) are border blocks (beside another rank),
+/// [border, own) internal ones, and from own on ghosts copied from other ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub own: u32,
+    pub border: u32,
+}
+
 pub struct Simulation<'g> {
     gpu: &'g Gpu,
     kernels: Kernels,
@@ -148,6 +160,7 @@ pub struct Simulation<'g> {
     next_slot: usize,
     grid: crate::grid::BlockGrid,
     nblocks: u32,
+    split: Split,
     scan_groups: u32,
     status: Status,
     target: Option<f64>,
@@ -160,13 +173,19 @@ pub struct Simulation<'g> {
 }
 
 impl<'g> Simulation<'g> {
+    /// A simulation of every block of the model on one GPU.
     pub fn new(gpu: &'g Gpu, model: &Model) -> Result<Simulation<'g>> {
-        check_size(gpu, model)?;
+        let own = model.grid.nblocks() as u32;
+        Self::with_split(gpu, model, Split { own, border: 0 })
+    }
 
+    /// A simulation of one rank's blocks; the model holds its own blocks and ghosts.
+    pub fn with_split(gpu: &'g Gpu, model: &Model, split: Split) -> Result<Simulation<'g>> {
+        check_size(gpu, model)?;
         let kernels = Kernels::new(gpu);
         let nblocks = model.grid.nblocks() as u32;
-        let scan_groups = nblocks.div_ceil(256);
-        let (buffers, entries_buffers) = upload(gpu, model, scan_groups);
+        let scan_groups = split.own.div_ceil(256);
+        let (buffers, entries_buffers) = upload(gpu, model, split);
         let entries: Vec<wgpu::BindGroupEntry> = entries_buffers
             .iter()
             .enumerate()
@@ -209,6 +228,7 @@ impl<'g> Simulation<'g> {
             next_slot: 0,
             grid: model.grid.clone(),
             nblocks,
+            split,
             scan_groups,
             status: Status {
                 t: model.t_start,
@@ -239,7 +259,7 @@ impl<'g> Simulation<'g> {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
             pass.set_pipeline(&self.kernels.init_speeds);
-            let (x, y) = grid_2d(self.nblocks);
+            let (x, y) = grid_2d(self.split.own);
             pass.dispatch_workgroups(x, y, 1);
             pass.set_pipeline(&self.kernels.scan_blocks);
             pass.dispatch_workgroups(self.scan_groups, 1, 1);
@@ -525,7 +545,7 @@ fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
     Ok(())
 }
 
-fn params_of(model: &Model, scan_groups: u32) -> Params {
+fn params_of(model: &Model, own: u32, border: u32) -> Params {
     let n = &model.numerics;
     let mut flags = 0;
     if n.skip_dry_blocks {
@@ -554,20 +574,23 @@ fn params_of(model: &Model, scan_groups: u32) -> Params {
         edge_e,
         edge_s,
         edge_n,
-        scan_groups,
+        scan_groups: own.div_ceil(256),
         one: 1.0,
-        pad: [0; 3],
+        own_blocks: own,
+        border_blocks: border,
+        pad: 0,
     }
 }
 
-fn initial_record(model: &Model) -> SimRecord {
+fn initial_record(model: &Model, split: Split) -> SimRecord {
     let (t_hi, t_lo) = split_f64(model.t_start);
     SimRecord {
         t_hi,
         t_lo,
         dt: -1.0, // tells finalize_step that the initial scan ran, with nothing to advance
         all_active: 1,
-        dispatched: model.grid.nblocks() as u32,
+        dispatched: split.own - split.border,
+        dispatched_border: split.border,
         dt_min_bits: INF_BITS,
         dt_cfl: model.numerics.dt_max as f32,
         ..Default::default()
@@ -575,7 +598,7 @@ fn initial_record(model: &Model) -> SimRecord {
 }
 
 /// Creates every buffer, in binding order, and returns the ones the host touches again.
-fn upload(gpu: &Gpu, model: &Model, scan_groups: u32) -> (Buffers, Vec<wgpu::Buffer>) {
+fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>) {
     use wgpu::BufferUsages as U;
     let grid = &model.grid;
     let nb = grid.nblocks();
@@ -595,18 +618,18 @@ fn upload(gpu: &Gpu, model: &Model, scan_groups: u32) -> (Buffers, Vec<wgpu::Buf
     let all = vec![
         gpu.buffer_with(
             "params",
-            &[params_of(model, scan_groups)],
+            &[params_of(model, split.own, split.border)],
             U::UNIFORM | U::COPY_DST,
         ),
         gpu.buffer_with("control", &[control], U::UNIFORM | U::COPY_DST),
-        gpu.buffer_with("sim", &[initial_record(model)], storage),
+        gpu.buffer_with("sim", &[initial_record(model, split)], storage),
         gpu.buffer_with("state_a", &state, storage),
         gpu.buffer_with("state_b", &state, storage),
         gpu.buffer_with("friction", &gn2, storage),
         gpu.buffer_with("blocks", &grid.blocks, storage),
         gpu.buffer_with("neighbours", &grid.neighbours, storage),
-        gpu.buffer_with("block_flags", &vec![0u32; 2 * nb], storage),
-        gpu.buffer_with("active_list", &vec![0u32; nb], storage),
+        gpu.buffer_with("block_flags", &initial_flags(model, split), storage),
+        gpu.buffer_with("active_list", &vec![0u32; 2 * nb], storage),
         gpu.buffer_with("bc_edge", &model.bc_edge, storage),
         gpu.buffer_with("bc_defs", &model.bc_defs, storage),
         gpu.buffer_with("series_meta", &meta, storage),
@@ -617,7 +640,7 @@ fn upload(gpu: &Gpu, model: &Model, scan_groups: u32) -> (Buffers, Vec<wgpu::Buf
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
-    let dispatch = gpu.buffer_with("dispatch", &[0u32; 6], storage | U::INDIRECT);
+    let dispatch = gpu.buffer_with("dispatch", &[0u32; 9], storage | U::INDIRECT);
     let buffers = Buffers {
         control: pick(binding::CONTROL),
         sim: pick(binding::SIM),
@@ -628,6 +651,19 @@ fn upload(gpu: &Gpu, model: &Model, scan_groups: u32) -> (Buffers, Vec<wgpu::Buf
         _rest: Vec::new(),
     };
     (buffers, all)
+}
+
+/// Wet and launched flags: own blocks get theirs from the first scan; ghosts are wet if any
+/// cell holds water, and always count as launched, since their U* arrives with each exchange.
+fn initial_flags(model: &Model, split: Split) -> Vec<u32> {
+    let nb = model.grid.nblocks();
+    let mut flags = vec![0u32; 2 * nb];
+    for g in split.own as usize..nb {
+        let cells = &model.depth[g * CELLS_PER_BLOCK..(g + 1) * CELLS_PER_BLOCK];
+        flags[g] = u32::from(cells.iter().any(|&h| h > 0.0));
+        flags[nb + g] = 1;
+    }
+    flags
 }
 
 fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
