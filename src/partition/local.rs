@@ -29,7 +29,12 @@ pub struct LocalGrid {
     pub recvs: Vec<Exchange>,
 }
 
-const SIDES: [(Slot, Slot); 4] = [(Slot::W0, Slot::W1), (Slot::E0, Slot::E1), (Slot::S0, Slot::S1), (Slot::N0, Slot::N1)];
+const SIDES: [(Slot, Slot); 4] = [
+    (Slot::W0, Slot::W1),
+    (Slot::E0, Slot::E1),
+    (Slot::S0, Slot::S1),
+    (Slot::N0, Slot::N1),
+];
 
 /// Side neighbours of block b: (side index W, E, S, N; neighbour).
 fn side_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -42,7 +47,10 @@ fn side_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = (usize, u
 }
 
 fn all_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = usize> + '_ {
-    (0..NB_SLOTS).map(move |s| grid.neighbours[b * NB_SLOTS + s]).filter(|&n| n != NONE).map(|n| n as usize)
+    (0..NB_SLOTS)
+        .map(move |s| grid.neighbours[b * NB_SLOTS + s])
+        .filter(|&n| n != NONE)
+        .map(|n| n as usize)
 }
 
 /// The cells of neighbour `n` that block `b`'s kernel reads, `n` lying on `side` of `b`:
@@ -50,7 +58,7 @@ fn all_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = usize> + '
 pub fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32> {
     let (bi, ni) = (&grid.blocks[b], &grid.blocks[n]);
     let vertical = side < 2; // W or E: the strip runs along y
-    // First cell along the strip and its length, in n's cells.
+                             // First cell along the strip and its length, in n's cells.
     let (start, len) = if ni.level > bi.level {
         let b_along = if vertical { bi.j0 } else { bi.i0 } as i64;
         let n_along = if vertical { ni.j0 } else { ni.i0 } as i64;
@@ -78,7 +86,11 @@ fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32
     for b in p.blocks_of(rank) {
         for (side, n) in side_neighbours(grid, b) {
             if p.owner[n] as usize == from {
-                set.extend(cells_read(grid, b, side, n).into_iter().map(|c| (n as u32, c)));
+                set.extend(
+                    cells_read(grid, b, side, n)
+                        .into_iter()
+                        .map(|c| (n as u32, c)),
+                );
             }
         }
     }
@@ -98,8 +110,10 @@ fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
 impl LocalGrid {
     pub fn new(grid: &BlockGrid, p: &Partition, rank: usize) -> LocalGrid {
         let own_blocks = p.blocks_of(rank);
-        let remote_side = |b: usize| side_neighbours(grid, b).any(|(_, n)| p.owner[n] as usize != rank);
-        let (border, internal): (Vec<usize>, Vec<usize>) = own_blocks.iter().partition(|&&b| remote_side(b));
+        let remote_side =
+            |b: usize| side_neighbours(grid, b).any(|(_, n)| p.owner[n] as usize != rank);
+        let (border, internal): (Vec<usize>, Vec<usize>) =
+            own_blocks.iter().partition(|&&b| remote_side(b));
         let ghosts = ghosts_of(grid, p, rank);
         let global: Vec<u32> = border
             .iter()
@@ -107,7 +121,11 @@ impl LocalGrid {
             .map(|&b| b as u32)
             .chain(ghosts.iter().copied())
             .collect();
-        let local: HashMap<u32, u32> = global.iter().enumerate().map(|(l, &g)| (g, l as u32)).collect();
+        let local: HashMap<u32, u32> = global
+            .iter()
+            .enumerate()
+            .map(|(l, &g)| (g, l as u32))
+            .collect();
         let own = own_blocks.len();
         let mut blocks: Vec<BlockInfo> = Vec::with_capacity(global.len());
         let mut neighbours = Vec::with_capacity(global.len() * NB_SLOTS);
@@ -115,11 +133,18 @@ impl LocalGrid {
             blocks.push(grid.blocks[g as usize]);
             for s in 0..NB_SLOTS {
                 let n = grid.neighbours[g as usize * NB_SLOTS + s];
-                let mapped = if l < own && n != NONE { local[&n] } else { NONE };
+                let mapped = if l < own && n != NONE {
+                    local[&n]
+                } else {
+                    NONE
+                };
                 neighbours.push(mapped);
             }
         }
-        let peers: BTreeSet<usize> = ghosts.iter().map(|&g| p.owner[g as usize] as usize).collect();
+        let peers: BTreeSet<usize> = ghosts
+            .iter()
+            .map(|&g| p.owner[g as usize] as usize)
+            .collect();
         let mut sends = Vec::new();
         let mut recvs = Vec::new();
         for &q in &peers {
@@ -127,27 +152,50 @@ impl LocalGrid {
             sends.push(Exchange {
                 rank: q,
                 cells: needed(grid, p, q, rank),
-                flags: theirs.iter().copied().filter(|&g| p.owner[g as usize] as usize == rank).collect(),
+                flags: theirs
+                    .iter()
+                    .copied()
+                    .filter(|&g| p.owner[g as usize] as usize == rank)
+                    .collect(),
             });
             recvs.push(Exchange {
                 rank: q,
                 cells: needed(grid, p, rank, q),
-                flags: ghosts.iter().copied().filter(|&g| p.owner[g as usize] as usize == q).collect(),
+                flags: ghosts
+                    .iter()
+                    .copied()
+                    .filter(|&g| p.owner[g as usize] as usize == q)
+                    .collect(),
             });
         }
         let local_grid = BlockGrid::assemble(grid.nx, grid.ny, grid.levels, blocks, neighbours);
-        LocalGrid { rank, grid: local_grid, global, own, border: border.len(), sends, recvs }
+        LocalGrid {
+            rank,
+            grid: local_grid,
+            global,
+            own,
+            border: border.len(),
+            sends,
+            recvs,
+        }
     }
 
     /// Local block id of a global block present on this rank.
     pub fn local_of(&self) -> HashMap<u32, u32> {
-        self.global.iter().enumerate().map(|(l, &g)| (g, l as u32)).collect()
+        self.global
+            .iter()
+            .enumerate()
+            .map(|(l, &g)| (g, l as u32))
+            .collect()
     }
 
     /// Storage indices (local) of an exchange's cells.
     pub fn cell_indices(&self, e: &Exchange) -> Vec<u32> {
         let local = self.local_of();
-        e.cells.iter().map(|&(b, c)| local[&b] * CELLS_PER_BLOCK as u32 + c).collect()
+        e.cells
+            .iter()
+            .map(|&(b, c)| local[&b] * CELLS_PER_BLOCK as u32 + c)
+            .collect()
     }
 
     pub fn flag_blocks(&self, e: &Exchange) -> Vec<u32> {
@@ -157,12 +205,18 @@ impl LocalGrid {
 
     /// Bytes this rank sends per exchange (cells of 16 bytes and flags of 4).
     pub fn bytes_sent(&self) -> usize {
-        self.sends.iter().map(|e| 16 * e.cells.len() + 4 * e.flags.len()).sum()
+        self.sends
+            .iter()
+            .map(|e| 16 * e.cells.len() + 4 * e.flags.len())
+            .sum()
     }
 }
 
 /// Per-rank figures of a partition, for `quadflood grid`.
-pub fn rank_summary(grid: &BlockGrid, p: &Partition) -> Vec<BTreeMap<&'static str, serde_json::Value>> {
+pub fn rank_summary(
+    grid: &BlockGrid,
+    p: &Partition,
+) -> Vec<BTreeMap<&'static str, serde_json::Value>> {
     (0..p.ranks)
         .map(|r| {
             let l = LocalGrid::new(grid, p, r);
@@ -172,7 +226,10 @@ pub fn rank_summary(grid: &BlockGrid, p: &Partition) -> Vec<BTreeMap<&'static st
             m.insert("cells", (l.own * CELLS_PER_BLOCK).into());
             m.insert("border_blocks", l.border.into());
             m.insert("ghost_blocks", (l.global.len() - l.own).into());
-            m.insert("neighbour_ranks", l.sends.iter().map(|e| e.rank).collect::<Vec<_>>().into());
+            m.insert(
+                "neighbour_ranks",
+                l.sends.iter().map(|e| e.rank).collect::<Vec<_>>().into(),
+            );
             // Two exchanges per step, one after each stage.
             m.insert("bytes_sent_per_step", (2 * l.bytes_sent()).into());
             m
@@ -188,7 +245,9 @@ mod tests {
 
     #[test]
     fn sends_match_receives_and_blocks_are_shared_out() {
-        let grid = quadtree::build(320, 256, 3, &|f| (f.i0 as i64 - 150).abs() < 40 && (f.j0 as i64 - 120).abs() < 40);
+        let grid = quadtree::build(320, 256, 3, &|f| {
+            (f.i0 as i64 - 150).abs() < 40 && (f.j0 as i64 - 120).abs() < 40
+        });
         for ranks in [2, 3, 4] {
             let p = partition(&grid, ranks, Method::Hilbert, &per_block);
             let locals: Vec<LocalGrid> = (0..ranks).map(|r| LocalGrid::new(&grid, &p, r)).collect();
@@ -196,7 +255,11 @@ mod tests {
             for l in &locals {
                 for s in &l.sends {
                     let other = &locals[s.rank];
-                    let r = other.recvs.iter().find(|e| e.rank == l.rank).expect("a matching receive");
+                    let r = other
+                        .recvs
+                        .iter()
+                        .find(|e| e.rank == l.rank)
+                        .expect("a matching receive");
                     assert_eq!(s.cells, r.cells, "rank {} -> {}", l.rank, s.rank);
                     assert_eq!(s.flags, r.flags);
                     assert!(!s.cells.is_empty());

@@ -204,6 +204,45 @@ impl Model {
             * self.cell_area()
     }
 
+    /// The model one rank runs: the given blocks (global ids, in local order) on `grid`.
+    pub fn localize(&self, global: &[u32], grid: BlockGrid) -> Model {
+        let cells = crate::grid::CELLS_PER_BLOCK;
+        let pick = |field: &[f32]| -> Vec<f32> {
+            global
+                .iter()
+                .flat_map(|&g| {
+                    field[g as usize * cells..(g as usize + 1) * cells]
+                        .iter()
+                        .copied()
+                })
+                .collect()
+        };
+        Model {
+            name: self.name.clone(),
+            grid,
+            cell_size: self.cell_size,
+            origin: self.origin,
+            datum: self.datum,
+            bed: pick(&self.bed),
+            depth: pick(&self.depth),
+            hu: pick(&self.hu),
+            hv: pick(&self.hv),
+            manning: pick(&self.manning),
+            bc_edge: self.bc_edge.clone(),
+            bc_defs: self.bc_defs.clone(),
+            series: self.series.clone(),
+            rain_series: self.rain_series,
+            gauges: self.gauges.clone(),
+            numerics: self.numerics.clone(),
+            t_start: self.t_start,
+            t_end: self.t_end,
+            output_times: self.output_times.clone(),
+            gauge_times: self.gauge_times.clone(),
+            write_rasters: self.write_rasters,
+            write_png: self.write_png,
+        }
+    }
+
     /// Offsets of the west, east, south and north edges in `bc_edge`.
     pub fn edge_offsets(&self) -> [u32; 4] {
         let (nx, ny) = (self.nx() as u32, self.ny() as u32);

@@ -51,6 +51,7 @@ fn is_read_only(b: u32) -> bool {
 }
 
 pub struct Kernels {
+    pub module: wgpu::ShaderModule,
     pub layout: wgpu::BindGroupLayout,
     /// Group 1: the indirect dispatch arguments, for `finalize_step` alone.
     pub dispatch_layout: wgpu::BindGroupLayout,
@@ -130,6 +131,71 @@ impl Kernels {
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
             layout,
             dispatch_layout,
+            module,
+        }
+    }
+}
+
+/// Bindings of the exchange buffers, group 2 (`shaders/exchange.wgsl`).
+pub const EXCHANGE_BINDINGS: u32 = 9;
+
+/// The kernels only a run split over ranks needs: stages over border blocks, and packing
+/// and unpacking the ghost strips. Built on demand: a one-rank run never compiles them.
+pub struct RankKernels {
+    pub exchange_layout: wgpu::BindGroupLayout,
+    pub stage1_border: wgpu::ComputePipeline,
+    pub stage2_border: wgpu::ComputePipeline,
+    pub pack_stage1: wgpu::ComputePipeline,
+    pub pack_stage2: wgpu::ComputePipeline,
+    pub unpack_stage1: wgpu::ComputePipeline,
+    pub unpack_stage2: wgpu::ComputePipeline,
+}
+
+impl RankKernels {
+    pub fn new(gpu: &Gpu, k: &Kernels) -> RankKernels {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..EXCHANGE_BINDINGS)
+            .map(|b| {
+                let ty = match b {
+                    0 => wgpu::BufferBindingType::Uniform,
+                    2 | 6 => wgpu::BufferBindingType::Storage { read_only: false },
+                    _ => wgpu::BufferBindingType::Storage { read_only: true },
+                };
+                buffer_entry(b, ty)
+            })
+            .collect();
+        let d = &gpu.device;
+        let exchange_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("exchange"),
+            entries: &entries,
+        });
+        let stages = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("border stages"),
+            bind_group_layouts: &[Some(&k.layout)],
+            immediate_size: 0,
+        });
+        let exchange = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("exchange"),
+            bind_group_layouts: &[Some(&k.layout), None, Some(&exchange_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str, layout: &wgpu::PipelineLayout| {
+            d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(layout),
+                module: &k.module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        RankKernels {
+            stage1_border: pipeline("stage1_border", &stages),
+            stage2_border: pipeline("stage2_border", &stages),
+            pack_stage1: pipeline("pack_stage1", &exchange),
+            pack_stage2: pipeline("pack_stage2", &exchange),
+            unpack_stage1: pipeline("unpack_stage1", &exchange),
+            unpack_stage2: pipeline("unpack_stage2", &exchange),
+            exchange_layout,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! buffers, so the GPU works on the next batch while the host looks at the last one.
 
 pub mod kernels;
+pub mod ranks;
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -176,11 +177,14 @@ impl<'g> Simulation<'g> {
     /// A simulation of every block of the model on one GPU.
     pub fn new(gpu: &'g Gpu, model: &Model) -> Result<Simulation<'g>> {
         let own = model.grid.nblocks() as u32;
-        Self::with_split(gpu, model, Split { own, border: 0 })
+        let mut sim = Self::with_split(gpu, model, Split { own, border: 0 })?;
+        sim.initialise()?;
+        Ok(sim)
     }
 
-    /// A simulation of one rank's blocks; the model holds its own blocks and ghosts.
-    pub fn with_split(gpu: &'g Gpu, model: &Model, split: Split) -> Result<Simulation<'g>> {
+    /// A simulation of one rank's blocks (the model holds its own blocks and ghosts), not
+    /// yet initialised: the first dt needs every rank (see `ranks`).
+    pub(crate) fn with_split(gpu: &'g Gpu, model: &Model, split: Split) -> Result<Simulation<'g>> {
         check_size(gpu, model)?;
         let kernels = Kernels::new(gpu);
         let nblocks = model.grid.nblocks() as u32;
@@ -215,7 +219,7 @@ impl<'g> Simulation<'g> {
                 mapped_at_creation: false,
             })
         };
-        let mut sim = Simulation {
+        let sim = Simulation {
             gpu,
             kernels,
             bind_group,
@@ -240,7 +244,6 @@ impl<'g> Simulation<'g> {
             host_submit_s: 0.0,
             host_steps: 0,
         };
-        sim.initialise()?;
         Ok(sim)
     }
 
@@ -254,6 +257,12 @@ impl<'g> Simulation<'g> {
 
     /// Initial wave speeds, wet flags, active list and first dt, all on the GPU.
     fn initialise(&mut self) -> Result<()> {
+        self.initialise_with(&mut |bits| bits)
+    }
+
+    /// Initial wave speeds and dry-map, then the first dt from the CFL minimum, which
+    /// `reduce` turns into the minimum over every rank.
+    pub(crate) fn initialise_with(&mut self, reduce: &mut dyn FnMut(u32) -> u32) -> Result<()> {
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -263,12 +272,32 @@ impl<'g> Simulation<'g> {
             pass.dispatch_workgroups(x, y, 1);
             pass.set_pipeline(&self.kernels.scan_blocks);
             pass.dispatch_workgroups(self.scan_groups, 1, 1);
-            pass.set_pipeline(&self.kernels.finalize_step);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        let local: Vec<SimRecord> = self.gpu.read_buffer(&self.buffers.sim, 0, 1);
+        self.set_dt_min(reduce(local[0].dt_min_bits));
+        self.finalize_only();
+        self.refresh_status()
+    }
+
+    /// Overwrites the GPU's CFL minimum (f32 bits of min dx / speed), before finalize_step.
+    pub(crate) fn set_dt_min(&self, bits: u32) {
+        let offset = std::mem::offset_of!(SimRecord, dt_min_bits) as u64;
+        self.gpu
+            .queue
+            .write_buffer(&self.buffers.sim, offset, &bits.to_le_bytes());
+    }
+
+    fn finalize_only(&self) {
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
             pass.set_bind_group(1, &self.dispatch_group, &[]);
+            pass.set_pipeline(&self.kernels.finalize_step);
             pass.dispatch_workgroups(1, 1, 1);
         }
         self.gpu.queue.submit([encoder.finish()]);
-        self.refresh_status()
     }
 
     fn refresh_status(&mut self) -> Result<()> {
@@ -304,15 +333,7 @@ impl<'g> Simulation<'g> {
             .queue
             .write_buffer(&self.buffers.control, 0, bytemuck::bytes_of(&control));
         if self.status.at_target {
-            let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_bind_group(0, &self.bind_group, &[]);
-                pass.set_bind_group(1, &self.dispatch_group, &[]);
-                pass.set_pipeline(&self.kernels.finalize_step);
-                pass.dispatch_workgroups(1, 1, 1);
-            }
-            self.gpu.queue.submit([encoder.finish()]);
+            self.finalize_only();
             self.status.at_target = false;
         }
     }

@@ -1,0 +1,1 @@
+//! MPI through rsmpi: one rank per GPU.

@@ -1,0 +1,529 @@
+//! One rank of a run split over several GPUs (or over threads sharing one).
+//!
+//! Each step, per stage: the border blocks run first and their strips are packed and
+//! copied to the host while the internal blocks run; the strips travel to the neighbour
+//! ranks and are unpacked into the ghost blocks before the next stage's border blocks.
+//! After stage 2 the ranks also agree on the smallest CFL limit, so every rank takes the
+//! same dt. The result does not depend on the number of ranks: each block's update reads
+//! exactly the values it reads on one rank.
+
+use super::kernels::RankKernels;
+use super::{Fields, SimRecord, Simulation, Split, Status};
+use crate::comm::Comm;
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::grid::{BlockGrid, CELLS_PER_BLOCK};
+use crate::partition::local::LocalGrid;
+use crate::partition::Partition;
+use crate::scenario::model::Model;
+use std::time::Instant;
+
+/// Time one rank spent waiting, by cause (seconds).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Waits {
+    /// Waiting for the GPU (compute, pack, copies).
+    pub compute_s: f64,
+    /// In the ghost exchange.
+    pub exchange_s: f64,
+    /// In the dt reduction.
+    pub reduce_s: f64,
+}
+
+struct Transfer {
+    peers: Vec<usize>,
+    /// Cells and flags per peer, sending and receiving.
+    send_cells: Vec<usize>,
+    recv_cells: Vec<usize>,
+    send_flags: Vec<usize>,
+    recv_flags: Vec<usize>,
+    group: wgpu::BindGroup,
+    send: wgpu::Buffer,
+    send_flag: wgpu::Buffer,
+    recv: wgpu::Buffer,
+    recv_flag: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    staging_flags: wgpu::Buffer,
+}
+
+pub struct Ranked<'g, 'c> {
+    sim: Simulation<'g>,
+    comm: &'c dyn Comm,
+    kernels: RankKernels,
+    transfer: Transfer,
+    staging_sim: wgpu::Buffer,
+    /// Global grid and every rank's own blocks (global ids, local order), on rank 0.
+    global: Option<(BlockGrid, Vec<Vec<u32>>)>,
+    local_of_gauges: Vec<Option<usize>>,
+    waits: std::cell::Cell<Waits>,
+    status: Status,
+}
+
+fn total(v: &[usize]) -> usize {
+    v.iter().sum()
+}
+
+fn groups(n: usize) -> u32 {
+    (n as u32).div_ceil(256)
+}
+
+impl<'g, 'c> Ranked<'g, 'c> {
+    pub fn new(
+        gpu: &'g Gpu,
+        model: &Model,
+        p: &Partition,
+        comm: &'c dyn Comm,
+    ) -> Result<Ranked<'g, 'c>> {
+        let rank = comm.rank();
+        let local = LocalGrid::new(&model.grid, p, rank);
+        let local_model = model.localize(&local.global, local.grid.clone());
+        let split = Split {
+            own: local.own as u32,
+            border: local.border as u32,
+        };
+        let mut sim = Simulation::with_split(gpu, &local_model, split)?;
+        let kernels = RankKernels::new(gpu, &sim.kernels);
+        let transfer = transfer(gpu, &sim, &kernels, &local);
+        let staging_sim = map_buffer(gpu, "rank status", std::mem::size_of::<SimRecord>());
+        sim.initialise_with(&mut |bits| comm.min_u32(bits))?;
+        let global = (rank == 0).then(|| {
+            let owned = (0..p.ranks)
+                .map(|r| LocalGrid::new(&model.grid, p, r).global[..p.blocks_of(r).len()].to_vec())
+                .collect();
+            (model.grid.clone(), owned)
+        });
+        let local_of = local.local_of();
+        let local_of_gauges = model
+            .gauges
+            .iter()
+            .map(|g| {
+                let k = model.grid.storage_index(g.cell.0, g.cell.1);
+                let b = (k / CELLS_PER_BLOCK) as u32;
+                local_of
+                    .get(&b)
+                    .filter(|&&l| (l as usize) < local.own)
+                    .map(|&l| l as usize * CELLS_PER_BLOCK + k % CELLS_PER_BLOCK)
+            })
+            .collect();
+        let status = sim.status().clone();
+        Ok(Ranked {
+            sim,
+            comm,
+            kernels,
+            transfer,
+            staging_sim,
+            global,
+            local_of_gauges,
+            waits: Default::default(),
+            status,
+        })
+    }
+
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// Time spent waiting so far, by cause.
+    pub fn waits(&self) -> Waits {
+        self.waits.get()
+    }
+
+    fn add_wait(&self, f: impl FnOnce(&mut Waits)) {
+        let mut w = self.waits.get();
+        f(&mut w);
+        self.waits.set(w);
+    }
+
+    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        let start = Instant::now();
+        self.sim
+            .gpu
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map_err(|e| {
+                Error::Gpu(format!(
+                    "rank {}: waiting for the GPU: {e}",
+                    self.comm.rank()
+                ))
+            })?;
+        self.add_wait(|w| w.compute_s += start.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Reads the packed strips (and flags) of a finished submission, sends them, and puts
+    /// what arrives where the unpack kernel reads it.
+    fn swap(&self, index: wgpu::SubmissionIndex, with_flags: bool) -> Result<()> {
+        if self.transfer.peers.is_empty() {
+            return Ok(());
+        }
+        self.wait(index)?;
+        let t = &self.transfer;
+        let cells: Vec<u8> = read_mapped(&t.staging, 16 * total(&t.send_cells));
+        let flags: Vec<u8> = if with_flags {
+            read_mapped(&t.staging_flags, 4 * total(&t.send_flags))
+        } else {
+            Vec::new()
+        };
+        let mut messages = Vec::with_capacity(t.peers.len());
+        let (mut c, mut f) = (0, 0);
+        for k in 0..t.peers.len() {
+            let mut m = cells[c..c + 16 * t.send_cells[k]].to_vec();
+            c += 16 * t.send_cells[k];
+            if with_flags {
+                m.extend_from_slice(&flags[f..f + 4 * t.send_flags[k]]);
+                f += 4 * t.send_flags[k];
+            }
+            messages.push(m);
+        }
+        let start = Instant::now();
+        let got = self.comm.exchange(&t.peers, &messages);
+        self.add_wait(|w| w.exchange_s += start.elapsed().as_secs_f64());
+        let mut recv_cells = Vec::with_capacity(16 * total(&t.recv_cells));
+        let mut recv_flags = Vec::with_capacity(4 * total(&t.recv_flags));
+        for (k, m) in got.iter().enumerate() {
+            let n = 16 * t.recv_cells[k];
+            let expected = n + if with_flags { 4 * t.recv_flags[k] } else { 0 };
+            if m.len() != expected {
+                return Err(Error::Gpu(format!(
+                    "rank {}: expected {expected} bytes from rank {}, got {}",
+                    self.comm.rank(),
+                    t.peers[k],
+                    m.len()
+                )));
+            }
+            recv_cells.extend_from_slice(&m[..n]);
+            recv_flags.extend_from_slice(&m[n..]);
+        }
+        let q = &self.sim.gpu.queue;
+        if !recv_cells.is_empty() {
+            q.write_buffer(&t.recv, 0, &recv_cells);
+        }
+        if !recv_flags.is_empty() {
+            q.write_buffer(&t.recv_flag, 0, &recv_flags);
+        }
+        Ok(())
+    }
+
+    /// One step on every rank; returns this rank's status record from before the clock
+    /// moved (dt is the step just taken).
+    fn step(&mut self) -> Result<SimRecord> {
+        let s = &self.sim;
+        let k = &self.kernels;
+        let t = &self.transfer;
+        let d = &s.gpu.device;
+        let q = &s.gpu.queue;
+        let (n_send, n_recv) = (total(&t.send_cells), total(&t.recv_cells));
+        let n_flags = total(&t.send_flags).max(total(&t.recv_flags));
+        // Stage 1: border blocks and their strips, then internal blocks.
+        let mut e = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_pipeline(&k.stage1_border);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
+            if n_send > 0 {
+                pass.set_bind_group(2, &t.group, &[]);
+                pass.set_pipeline(&k.pack_stage1);
+                pass.dispatch_workgroups(groups(n_send), 1, 1);
+            }
+        }
+        if n_send > 0 {
+            e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
+        }
+        let a = q.submit([e.finish()]);
+        if n_send > 0 {
+            t.staging
+                .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the strips"));
+        }
+        let mut e = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_pipeline(&s.kernels.stage1);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 0);
+        }
+        q.submit([e.finish()]);
+        self.swap(a, false)?;
+        // Stage 2: the same, with the wet flags for the dry-map.
+        let s = &self.sim;
+        let t = &self.transfer;
+        let mut e = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_bind_group(2, &t.group, &[]);
+            if n_recv > 0 {
+                pass.set_pipeline(&k.unpack_stage1);
+                pass.dispatch_workgroups(groups(n_recv), 1, 1);
+            }
+            pass.set_pipeline(&k.stage2_border);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
+            if n_send.max(n_flags) > 0 {
+                pass.set_pipeline(&k.pack_stage2);
+                pass.dispatch_workgroups(groups(n_send.max(n_flags)), 1, 1);
+            }
+        }
+        if n_send > 0 {
+            e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
+        }
+        let n_send_flags = total(&t.send_flags);
+        if n_send_flags > 0 {
+            e.copy_buffer_to_buffer(
+                &t.send_flag,
+                0,
+                &t.staging_flags,
+                0,
+                4 * n_send_flags as u64,
+            );
+        }
+        let c = q.submit([e.finish()]);
+        if n_send > 0 {
+            t.staging
+                .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the strips"));
+        }
+        if n_send_flags > 0 {
+            t.staging_flags
+                .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the flags"));
+        }
+        let mut e = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_pipeline(&s.kernels.stage2);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 0);
+        }
+        let size = std::mem::size_of::<SimRecord>() as u64;
+        e.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);
+        let dd = q.submit([e.finish()]);
+        self.staging_sim
+            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the status"));
+        self.swap(c, true)?;
+        self.wait(dd)?;
+        let record: SimRecord =
+            *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size as usize));
+        let start = Instant::now();
+        let global = self.comm.min_u32(record.dt_min_bits);
+        self.add_wait(|w| w.reduce_s += start.elapsed().as_secs_f64());
+        self.sim.set_dt_min(global);
+        // Ghosts, dry-map and clock.
+        let s = &self.sim;
+        let t = &self.transfer;
+        let mut e = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            if n_recv.max(n_flags) > 0 {
+                pass.set_bind_group(2, &t.group, &[]);
+                pass.set_pipeline(&k.unpack_stage2);
+                pass.dispatch_workgroups(groups(n_recv.max(n_flags)), 1, 1);
+            }
+            pass.set_pipeline(&s.kernels.scan_blocks);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 12);
+            pass.set_bind_group(1, &s.dispatch_group, &[]);
+            pass.set_pipeline(&s.kernels.finalize_step);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        q.submit([e.finish()]);
+        Ok(record)
+    }
+
+    /// Steps until the clock sits exactly on `target` (every rank calls this together).
+    pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
+        if target <= self.status.t && self.status.at_target {
+            return Ok(());
+        }
+        self.sim.set_target(target);
+        loop {
+            let r = self.step()?;
+            if !r.dt.is_finite() || r.dt < 0.0 {
+                return Err(Error::Gpu(format!(
+                    "rank {}: the solution diverged near t = {} s",
+                    self.comm.rank(),
+                    r.t_hi
+                )));
+            }
+            self.status.t = r.t_hi as f64 + r.t_lo as f64 + r.dt as f64;
+            self.status.steps = (((r.step_hi as u64) << 32) | r.step_lo as u64) + 1;
+            progress(&self.status);
+            if r.clamped == 1 || r.dt == 0.0 {
+                break;
+            }
+        }
+        self.sim.refresh_status()?;
+        self.status = self.sim.status().clone();
+        self.status.t = target;
+        Ok(())
+    }
+
+    /// Exactly `n` steps, with no target in sight (benchmarks).
+    pub fn run_steps(&mut self, n: u64) -> Result<()> {
+        self.sim.set_target(f64::MAX / 4.0);
+        for _ in 0..n {
+            self.step()?;
+        }
+        self.sim.refresh_status()?;
+        self.status = self.sim.status().clone();
+        Ok(())
+    }
+
+    /// Own blocks' stored values, gathered into the global layout on rank 0.
+    fn gather_stored<T: bytemuck::Pod + Default>(&self, buffer: &wgpu::Buffer) -> Option<Vec<T>> {
+        let own = self.sim.split.own as usize * CELLS_PER_BLOCK;
+        let mine: Vec<T> = self.sim.gpu.read_buffer(buffer, 0, own);
+        let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
+        let (grid, owned) = self.global.as_ref().expect("rank 0 holds the global grid");
+        let mut stored = vec![T::default(); grid.stored_cells()];
+        for (bytes, blocks) in all.iter().zip(owned) {
+            let values: &[T] = bytemuck::cast_slice(bytes);
+            for (l, &g) in blocks.iter().enumerate() {
+                let g = g as usize;
+                stored[g * CELLS_PER_BLOCK..(g + 1) * CELLS_PER_BLOCK]
+                    .copy_from_slice(&values[l * CELLS_PER_BLOCK..(l + 1) * CELLS_PER_BLOCK]);
+            }
+        }
+        Some(stored)
+    }
+
+    /// Finest-level fields on rank 0; every rank must call this.
+    pub fn read_fields(&self) -> Option<Fields> {
+        let stored: Vec<[f32; 4]> = self.gather_stored(&self.sim.buffers.state_a)?;
+        let grid = &self.global.as_ref()?.0;
+        let domain = grid.from_storage(&stored);
+        Some(Fields {
+            depth: domain.iter().map(|s| s[0]).collect(),
+            hu: domain.iter().map(|s| s[1]).collect(),
+            hv: domain.iter().map(|s| s[2]).collect(),
+        })
+    }
+
+    pub fn read_max_depth(&self) -> Option<Vec<f32>> {
+        let stored: Vec<f32> = self.gather_stored(&self.sim.buffers.max_depth)?;
+        Some(self.global.as_ref()?.0.from_storage(&stored))
+    }
+
+    /// (h, hu, hv) of every gauge, on rank 0.
+    pub fn read_gauges(&self) -> Option<Vec<[f32; 3]>> {
+        let mine: Vec<(u32, [f32; 3])> = self
+            .local_of_gauges
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| l.map(|l| (k as u32, l)))
+            .map(|(k, l)| {
+                let s: Vec<[f32; 4]> =
+                    self.sim
+                        .gpu
+                        .read_buffer(&self.sim.buffers.state_a, 16 * l as u64, 1);
+                (k, [s[0][0], s[0][1], s[0][2]])
+            })
+            .collect();
+        let bytes: Vec<u8> = mine
+            .iter()
+            .flat_map(|(k, v)| {
+                let mut b = k.to_le_bytes().to_vec();
+                b.extend_from_slice(bytemuck::cast_slice(v));
+                b
+            })
+            .collect();
+        let all = self.comm.gather(bytes)?;
+        let mut out = vec![[0.0f32; 3]; self.local_of_gauges.len()];
+        for chunk in all.iter().flat_map(|b| b.chunks_exact(16)) {
+            let k = u32::from_le_bytes(chunk[..4].try_into().expect("4 bytes")) as usize;
+            out[k] = *bytemuck::from_bytes(&chunk[4..16]);
+        }
+        Some(out)
+    }
+
+    /// Volumes in and out through the domain edge, summed over ranks.
+    pub fn edge_volumes(&self) -> (f64, f64) {
+        let own = self.sim.split.own as usize;
+        let v: Vec<[f32; 4]> = self
+            .sim
+            .gpu
+            .read_buffer(&self.sim.buffers.block_volume, 0, own);
+        let (vin, vout) = v.iter().fold((0.0, 0.0), |(a, b), x| {
+            (a + x[0] as f64 + x[1] as f64, b + x[2] as f64 + x[3] as f64)
+        });
+        (self.comm.sum_f64(vin), self.comm.sum_f64(vout))
+    }
+}
+
+fn map_buffer(gpu: &Gpu, label: &str, bytes: usize) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(16) as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+fn read_mapped(buffer: &wgpu::Buffer, bytes: usize) -> Vec<u8> {
+    let out = buffer.get_mapped_range(..).expect("a mapped buffer")[..bytes].to_vec();
+    buffer.unmap();
+    out
+}
+
+fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> Transfer {
+    use wgpu::BufferUsages as U;
+    let concat = |lists: Vec<Vec<u32>>| -> Vec<u32> { lists.concat() };
+    let send_index = concat(local.sends.iter().map(|e| local.cell_indices(e)).collect());
+    let recv_index = concat(local.recvs.iter().map(|e| local.cell_indices(e)).collect());
+    let send_flag_index = concat(local.sends.iter().map(|e| local.flag_blocks(e)).collect());
+    let recv_flag_index = concat(local.recvs.iter().map(|e| local.flag_blocks(e)).collect());
+    let sizes = [
+        send_index.len() as u32,
+        recv_index.len() as u32,
+        send_flag_index.len() as u32,
+        recv_flag_index.len() as u32,
+    ];
+    let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
+    let cells = |n: usize| vec![[0.0f32; 4]; n.max(1)];
+    let buffers = [
+        gpu.buffer_with("exchange sizes", &sizes, U::UNIFORM | U::COPY_DST),
+        gpu.buffer_with("send index", &send_index, storage),
+        gpu.buffer_with("send cells", &cells(send_index.len()), storage),
+        gpu.buffer_with("recv index", &recv_index, storage),
+        gpu.buffer_with("recv cells", &cells(recv_index.len()), storage),
+        gpu.buffer_with("send flag index", &send_flag_index, storage),
+        gpu.buffer_with(
+            "send flags",
+            &vec![0u32; send_flag_index.len().max(1)],
+            storage,
+        ),
+        gpu.buffer_with("recv flag index", &recv_flag_index, storage),
+        gpu.buffer_with(
+            "recv flags",
+            &vec![0u32; recv_flag_index.len().max(1)],
+            storage,
+        ),
+    ];
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(b, buf)| wgpu::BindGroupEntry {
+            binding: b as u32,
+            resource: buf.as_entire_binding(),
+        })
+        .collect();
+    let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("exchange"),
+        layout: &k.exchange_layout,
+        entries: &entries,
+    });
+    let _ = sim;
+    Transfer {
+        peers: local.sends.iter().map(|e| e.rank).collect(),
+        send_cells: local.sends.iter().map(|e| e.cells.len()).collect(),
+        recv_cells: local.recvs.iter().map(|e| e.cells.len()).collect(),
+        send_flags: local.sends.iter().map(|e| e.flags.len()).collect(),
+        recv_flags: local.recvs.iter().map(|e| e.flags.len()).collect(),
+        group,
+        send: buffers[2].clone(),
+        send_flag: buffers[6].clone(),
+        recv: buffers[4].clone(),
+        recv_flag: buffers[8].clone(),
+        staging: map_buffer(gpu, "strips", 16 * send_index.len()),
+        staging_flags: map_buffer(gpu, "flags", 4 * send_flag_index.len()),
+    }
+}

@@ -1,0 +1,120 @@
+//! A run split over ranks gives the same bits as one rank. The ranks are threads sharing
+//! the test's GPU here; `tests/mpi.rs` does the same through MPI.
+
+mod common;
+
+use quadflood::comm::threads::ThreadComm;
+use quadflood::partition::{partition, per_block, Method};
+use quadflood::scenario::model::Model;
+use quadflood::solver::ranks::Ranked;
+use quadflood::solver::{Fields, Simulation};
+
+/// Three levels, a dam break onto dry ground and a wet/dry island: fronts cross the
+/// partition borders and the level changes.
+fn scenario() -> Model {
+    common::model(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 256
+ny = 192
+
+[refinement]
+levels = 3
+
+[[refinement.region]]
+shape = "circle"
+center = [120.0, 96.0]
+radius = 28.0
+level = 0
+
+[terrain]
+type = "expression"
+expression = "0.3*sin(x/9)*cos(y/11) + 1.2*exp(0 - ((x-150)^2 + (y-80)^2)/150)"
+
+[[initial.region]]
+shape = "circle"
+center = [120.0, 96.0]
+radius = 20.0
+water_level = 2.0
+
+[[initial.region]]
+shape = "rectangle"
+min = [0.0, 0.0]
+max = [60.0, 192.0]
+water_level = 0.5
+
+[friction]
+manning = 0.02
+
+[time]
+end = 1e6
+"#,
+    )
+}
+
+fn split_run(model: &Model, ranks: usize, method: Method, t: f64) -> Fields {
+    let p = partition(&model.grid, ranks, method, &per_block);
+    let comms = ThreadComm::group(ranks);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = comms
+            .iter()
+            .map(|c| {
+                let p = &p;
+                s.spawn(move || {
+                    let mut r = Ranked::new(common::gpu(), model, p, c).expect("a rank");
+                    r.advance_to(t, &mut |_| {}).expect("the run");
+                    r.read_fields()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a rank thread"))
+            .find_map(|f| f)
+            .expect("fields on rank 0")
+    })
+}
+
+fn assert_same(a: &Fields, b: &Fields, what: &str) {
+    for c in 0..a.depth.len() {
+        assert_eq!(
+            a.depth[c].to_bits(),
+            b.depth[c].to_bits(),
+            "{what}: depth differs at cell {c}"
+        );
+        assert_eq!(
+            a.hu[c].to_bits(),
+            b.hu[c].to_bits(),
+            "{what}: hu differs at cell {c}"
+        );
+        assert_eq!(
+            a.hv[c].to_bits(),
+            b.hv[c].to_bits(),
+            "{what}: hv differs at cell {c}"
+        );
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_number_of_ranks() {
+    let model = scenario();
+    let t = 12.0;
+    let (one, status) = common::run_to(&model, t);
+    println!(
+        "one rank: {} steps to t = {t} s, blocks per level {:?}",
+        status.steps,
+        model.grid.blocks_per_level()
+    );
+    assert!(
+        one.depth.iter().filter(|&&h| h > 0.0).count() > 5000,
+        "the water must have spread"
+    );
+    for ranks in [2, 3, 4] {
+        let split = split_run(&model, ranks, Method::Hilbert, t);
+        assert_same(&one, &split, &format!("{ranks} ranks (Hilbert)"));
+    }
+    let split = split_run(&model, 3, Method::OneD, t);
+    assert_same(&one, &split, "3 ranks (1D)");
+    let _ = Simulation::new;
+}
