@@ -33,14 +33,23 @@ enum Command {
         /// No progress output.
         #[arg(long)]
         quiet: bool,
+        /// How blocks are shared out under mpirun: hilbert (default) or 1d; overrides
+        /// the scenario's [parallel] partition.
+        #[arg(long)]
+        partition: Option<quadflood::partition::Method>,
     },
     /// Check a scenario without running it.
     Check { scenario: PathBuf },
-    /// Draw a scenario's block grid (grid.png) and summarise it (grid.json).
+    /// Draw a scenario's block grid (grid.png) and summarise it (grid.json); with
+    /// --ranks, also its partition (partition.png) and what each rank holds and sends.
     Grid {
         scenario: PathBuf,
         #[arg(long, default_value = "out")]
         out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        ranks: usize,
+        #[arg(long)]
+        partition: Option<quadflood::partition::Method>,
     },
     /// List GPU adapters and their limits.
     Info,
@@ -80,8 +89,25 @@ fn dispatch(command: Command) -> Result<()> {
             out,
             adapter,
             quiet,
+            partition,
         } => {
-            let model = scenario::load(&scenario)?;
+            let mut model = scenario::load(&scenario)?;
+            if let Some(method) = partition {
+                model.partition = method;
+            }
+            let progress = if quiet {
+                Progress::Quiet
+            } else {
+                Progress::Auto
+            };
+            let opts = RunOptions {
+                out_dir: out.clone(),
+                progress,
+            };
+            #[cfg(feature = "mpi")]
+            if quadflood::comm::mpi::launched_with_several_ranks() {
+                return run_mpi(&model, adapter.as_deref(), &opts, quiet);
+            }
             let gpu = Gpu::open(adapter.as_deref())?;
             if !quiet {
                 eprintln!(
@@ -94,30 +120,9 @@ fn dispatch(command: Command) -> Result<()> {
                     gpu.describe()
                 );
             }
-            let progress = if quiet {
-                Progress::Quiet
-            } else {
-                Progress::Auto
-            };
-            let summary = run::run(
-                &gpu,
-                &model,
-                &RunOptions {
-                    out_dir: out.clone(),
-                    progress,
-                },
-            )?;
+            let summary = run::run(&gpu, &model, &opts)?;
             if !quiet {
-                println!(
-                    "{} steps to t = {:.3} s in {:.2} s ({:.3e} cell updates/s); mass error {:.2e}; max depth {:.3} m; results in {}",
-                    summary.status.steps,
-                    summary.status.t,
-                    summary.wall_s,
-                    summary.status.cell_updates as f64 / summary.wall_s,
-                    summary.mass_error_rel(),
-                    summary.max_depth,
-                    out.display()
-                );
+                report(&summary, &out);
             }
             Ok(())
         }
@@ -138,17 +143,43 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Info => info(),
-        Command::Grid { scenario, out } => {
+        Command::Grid {
+            scenario,
+            out,
+            ranks,
+            partition,
+        } => {
             let model = scenario::load(&scenario)?;
             std::fs::create_dir_all(&out)
                 .map_err(|e| Error::Io(format!("{}: {e}", out.display())))?;
-            let summary = quadflood::io::gridmap::summary(&model.grid, model.cell_size);
+            let mut summary = quadflood::io::gridmap::summary(&model.grid, model.cell_size);
             quadflood::io::gridmap::write_grid_png(
                 &out.join("grid.png"),
                 &model.grid,
                 model.cell_size,
             )
             .map_err(Error::Io)?;
+            if ranks > 1 {
+                let method = partition.unwrap_or(model.partition);
+                let p = quadflood::partition::partition(
+                    &model.grid,
+                    ranks,
+                    method,
+                    &quadflood::partition::per_block,
+                );
+                quadflood::io::gridmap::write_partition_png(
+                    &out.join("partition.png"),
+                    &model.grid,
+                    &p,
+                )
+                .map_err(Error::Io)?;
+                summary["partition"] = method.to_string().into();
+                summary["ranks"] = serde_json::to_value(quadflood::partition::local::rank_summary(
+                    &model.grid,
+                    &p,
+                ))
+                .unwrap_or_default();
+            }
             let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
             std::fs::write(out.join("grid.json"), &text).map_err(|e| Error::Io(e.to_string()))?;
             println!("{text}");
@@ -181,6 +212,63 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
     }
+}
+
+fn report(summary: &run::Summary, out: &std::path::Path) {
+    println!(
+        "{} steps to t = {:.3} s in {:.2} s ({:.3e} cell updates/s); mass error {:.2e}; max depth {:.3} m; results in {}",
+        summary.status.steps,
+        summary.status.t,
+        summary.wall_s,
+        summary.status.cell_updates as f64 / summary.wall_s,
+        summary.mass_error_rel(),
+        summary.max_depth,
+        out.display()
+    );
+}
+
+/// A run under mpirun: one rank per GPU. Any rank's failure ends every rank, with a
+/// message naming the rank, so none waits for the others until a job limit.
+#[cfg(feature = "mpi")]
+fn run_mpi(
+    model: &scenario::model::Model,
+    adapter: Option<&str>,
+    opts: &RunOptions,
+    quiet: bool,
+) -> Result<()> {
+    use quadflood::comm::Comm;
+    let comm = quadflood::comm::mpi::MpiComm::init()
+        .ok_or_else(|| Error::Gpu("MPI could not start".into()))?;
+    let (rank, size) = (comm.rank(), comm.size());
+    comm.abort_on_panic();
+    let result = (|| -> Result<()> {
+        // Lets the tests make one rank fail and check that the others do not hang.
+        if std::env::var("QUADFLOOD_TEST_FAIL_RANK").ok() == Some(rank.to_string()) {
+            return Err(Error::Gpu(
+                "failing on purpose (QUADFLOOD_TEST_FAIL_RANK)".into(),
+            ));
+        }
+        let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
+        if rank == 0 && !quiet {
+            eprintln!("{} ranks; rank 0 on {}", size, gpu.describe());
+        }
+        let p = quadflood::partition::partition(
+            &model.grid,
+            size,
+            model.partition,
+            &quadflood::partition::per_block,
+        );
+        let summary = run::run_ranked(&gpu, model, &p, &comm, opts)?;
+        if let (Some(summary), false) = (summary, quiet) {
+            report(&summary, &opts.out_dir);
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        eprintln!("quadflood: rank {rank} of {size} failed: {e}");
+        comm.abort(e.exit_code());
+    }
+    Ok(())
 }
 
 fn info() -> Result<()> {

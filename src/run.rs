@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::io::outputs::{self, GaugeFiles};
 use crate::scenario::model::Model;
-use crate::solver::{Simulation, Status};
+use crate::solver::{Fields, Simulation, Status, Stepper};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -51,43 +51,121 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io(format!("{}: {e}", path.display()))
 }
 
-/// Runs the model to its end time, writing outputs into `opts.out_dir`.
+/// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
 pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
-    let dir = &opts.out_dir;
-    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    let summary_path = dir.join("summary.json");
-    if summary_path.exists() {
-        std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
-    }
     let started = Instant::now();
     let mut sim = Simulation::new(gpu, model)?;
-    let mass_initial = model.stored_volume(&model.depth);
-    let maps = outputs::Maps::new(model);
-    let mut gauges = GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?;
-    let mut reporter = Reporter::new(model, opts.progress);
+    let summary = drive(
+        &mut sim,
+        &Run {
+            gpu,
+            model,
+            opts,
+            ranks: 1,
+            root: true,
+            started,
+        },
+    )?;
+    Ok(summary.expect("a single rank is rank 0"))
+}
+
+/// Runs this rank's share of a run split over `comm`; rank 0 writes the outputs and gets
+/// the summary.
+pub fn run_ranked(
+    gpu: &Gpu,
+    model: &Model,
+    partition: &crate::partition::Partition,
+    comm: &dyn crate::comm::Comm,
+    opts: &RunOptions,
+) -> Result<Option<Summary>> {
+    let started = Instant::now();
+    let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, partition, comm)?;
+    let root = comm.rank() == 0;
+    let opts = RunOptions {
+        out_dir: opts.out_dir.clone(),
+        progress: if root { opts.progress } else { Progress::Quiet },
+    };
+    drive(
+        &mut ranked,
+        &Run {
+            gpu,
+            model,
+            opts: &opts,
+            ranks: comm.size(),
+            root,
+            started,
+        },
+    )
+}
+
+struct Run<'a> {
+    gpu: &'a Gpu,
+    model: &'a Model,
+    opts: &'a RunOptions,
+    ranks: usize,
+    /// Rank 0: the one that writes files.
+    root: bool,
+    started: Instant,
+}
+
+/// The time loop of a run: stop at every output and gauge time, write what is due.
+fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
+    let (model, dir) = (run.model, &run.opts.out_dir);
+    let summary_path = dir.join("summary.json");
+    let mut files = if run.root {
+        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        if summary_path.exists() {
+            std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
+        }
+        Some((
+            outputs::Maps::new(model),
+            GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
+        ))
+    } else {
+        None
+    };
+    let mut reporter = Reporter::new(model, run.opts.progress);
     let gauge_cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
+    let sample = |sim: &dyn Stepper,
+                  files: &mut Option<(outputs::Maps, GaugeFiles)>,
+                  t: f64|
+     -> Result<()> {
+        if let (Some(values), Some((_, gauges))) = (sim.cells(&gauge_cells), files.as_mut()) {
+            gauges
+                .record(model, t, &values)
+                .map_err(|e| io_err(dir, e))?;
+        }
+        Ok(())
+    };
     if !model.gauges.is_empty() {
-        gauges
-            .record(model, model.t_start, &sim.read_cells(&gauge_cells))
-            .map_err(|e| io_err(dir, e))?;
+        sample(sim, &mut files, model.t_start)?;
     }
     for target in targets(model) {
         sim.advance_to(target, &mut |s| reporter.update(s))?;
         if model.gauge_times.contains(&target) {
-            gauges
-                .record(model, target, &sim.read_cells(&gauge_cells))
-                .map_err(|e| io_err(dir, e))?;
+            sample(sim, &mut files, target)?;
         }
-        if model.output_times.contains(&target) {
-            write_outputs(dir, model, &maps, &sim, target)?;
+        if model.output_times.contains(&target) && (model.write_rasters || model.write_png) {
+            if let (Some(fields), Some((maps, _))) = (sim.fields(), files.as_ref()) {
+                write_outputs(dir, model, maps, &fields, target)?;
+            }
         }
     }
     reporter.finish(sim.status());
-    gauges.finish().map_err(|e| io_err(dir, e))?;
-    let fields = sim.read_fields();
+    let fields = sim.fields();
     let max_depth = if model.numerics.track_max_depth {
-        let m = sim.read_max_depth();
-        outputs::write_max_depth(dir, model, &maps, &m).map_err(|e| io_err(dir, e))?;
+        sim.max_depth()
+    } else {
+        fields.as_ref().map(|f| f.depth.clone())
+    };
+    let (mass_inflow, mass_outflow) = sim.edge_volumes();
+    let reports = sim.rank_reports();
+    let (Some(fields), Some(max_depth), Some((maps, gauges))) = (fields, max_depth, files) else {
+        return Ok(None);
+    };
+    gauges.finish().map_err(|e| io_err(dir, e))?;
+    if model.numerics.track_max_depth {
+        outputs::write_max_depth(dir, model, &maps, &max_depth).map_err(|e| io_err(dir, e))?;
         if model.write_png {
             outputs::write_depth_png(
                 dir,
@@ -95,34 +173,32 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
                 "maximum depth".into(),
                 model,
                 &maps,
-                &m,
+                &max_depth,
             )
             .map_err(Error::Io)?;
         }
-        m
-    } else {
-        fields.depth.clone()
-    };
-    let (mass_inflow, mass_outflow) = sim.edge_volumes();
+    }
     let status = sim.status().clone();
-    let wall_s = started.elapsed().as_secs_f64();
     let mut summary = Summary {
-        mass_initial,
+        mass_initial: model.stored_volume(&model.depth),
         mass_final: model.volume(&fields.depth),
         mass_inflow,
         mass_outflow,
         mass_rain: status.rain_depth * model.valid_cells() as f64 * model.cell_area(),
         max_depth: max_depth.iter().cloned().fold(0.0f32, f32::max) as f64,
-        host_us_per_step: 1e6 * (sim.host_record_s + sim.host_submit_s)
-            / sim.host_steps.max(1) as f64,
+        host_us_per_step: sim.host_us_per_step(),
         status,
-        wall_s,
+        wall_s: run.started.elapsed().as_secs_f64(),
         json: serde_json::Value::Null,
     };
-    summary.json = summary_json(gpu, model, &summary);
+    summary.json = summary_json(run.gpu, model, &summary);
+    summary.json["ranks"] = run.ranks.into();
+    if let Some(reports) = reports {
+        summary.json["per_rank"] = reports.into();
+    }
     outputs::write_json_atomic(&summary_path, &summary.json)
         .map_err(|e| io_err(&summary_path, e))?;
-    Ok(summary)
+    Ok(Some(summary))
 }
 
 /// Every time the run must stop at: outputs and gauge samples, in order.
@@ -142,15 +218,11 @@ fn write_outputs(
     dir: &Path,
     model: &Model,
     maps: &outputs::Maps,
-    sim: &Simulation,
+    fields: &Fields,
     t: f64,
 ) -> Result<()> {
-    if !model.write_rasters && !model.write_png {
-        return Ok(());
-    }
-    let fields = sim.read_fields();
     if model.write_rasters {
-        outputs::write_rasters(dir, model, maps, t, &fields).map_err(|e| io_err(dir, e))?;
+        outputs::write_rasters(dir, model, maps, t, fields).map_err(|e| io_err(dir, e))?;
     }
     if model.write_png {
         let name = format!("depth_{}.png", outputs::time_label(t));
@@ -248,10 +320,7 @@ impl Reporter {
             self.last_time = now;
         }
         let fraction = ((s.t - self.t_start) / (self.t_end - self.t_start)).clamp(0.0, 1.0);
-        let message = format!(
-            "t = {:.1} s  {:.0} steps/s  {} blocks",
-            s.t, self.steps_per_s, s.active_blocks
-        );
+        let message = format!("t = {:.1} s  {:.0} steps/s", s.t, self.steps_per_s);
         if let Some(bar) = &self.bar {
             bar.set_position((fraction * 1000.0) as u64);
             bar.set_message(message);

@@ -8,7 +8,7 @@ pub mod threads;
 pub mod mpi;
 
 /// What ranks need from each other. Every rank calls the collectives in the same order.
-pub trait Comm: Send + Sync {
+pub trait Comm {
     fn rank(&self) -> usize;
     fn size(&self) -> usize;
     /// Sends `sends[k]` to `peers[k]` and returns what each peer sent back, in order.

@@ -1,1 +1,124 @@
-//! MPI through rsmpi: one rank per GPU.
+//! MPI through rsmpi: one rank per GPU. Only this file talks to the MPI library.
+
+use super::Comm;
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+pub struct MpiComm {
+    world: SimpleCommunicator,
+    /// This rank's index among the ranks on its node: the GPU it drives.
+    local_rank: usize,
+    _universe: mpi::environment::Universe,
+}
+
+/// Whether the process was started by an MPI launcher with more than one rank.
+pub fn launched_with_several_ranks() -> bool {
+    [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMI_SIZE",
+        "PMIX_SIZE",
+        "MPI_LOCALNRANKS",
+    ]
+    .iter()
+    .any(|k| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .is_some_and(|n| n > 1)
+    })
+}
+
+impl MpiComm {
+    /// Starts MPI; None if it cannot be started.
+    pub fn init() -> Option<MpiComm> {
+        let universe = mpi::initialize()?;
+        let world = universe.world();
+        let local_rank = world.split_shared(world.rank()).rank() as usize;
+        Some(MpiComm {
+            world,
+            local_rank,
+            _universe: universe,
+        })
+    }
+
+    pub fn local_rank(&self) -> usize {
+        self.local_rank
+    }
+
+    /// A panic on any rank ends every rank at once, rather than leaving the others waiting
+    /// in a collective until the job's time limit.
+    pub fn abort_on_panic(&self) {
+        let (rank, size) = (self.rank(), self.size());
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            previous(info);
+            eprintln!("quadflood: rank {rank} of {size} panicked; ending every rank");
+            SimpleCommunicator::world().abort(101);
+        }));
+    }
+}
+
+impl Comm for MpiComm {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    fn exchange(&self, peers: &[usize], sends: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        mpi::request::scope(|scope| {
+            let requests: Vec<_> = peers
+                .iter()
+                .zip(sends)
+                .map(|(&p, data)| {
+                    self.world
+                        .process_at_rank(p as i32)
+                        .immediate_send(scope, &data[..])
+                })
+                .collect();
+            // Messages between two ranks arrive in the order they were sent.
+            let got = peers
+                .iter()
+                .map(|&p| self.world.process_at_rank(p as i32).receive_vec::<u8>().0)
+                .collect();
+            for r in requests {
+                r.wait();
+            }
+            got
+        })
+    }
+
+    fn min_u32(&self, v: u32) -> u32 {
+        let mut out = 0u32;
+        self.world
+            .all_reduce_into(&v, &mut out, SystemOperation::min());
+        out
+    }
+
+    fn sum_f64(&self, v: f64) -> f64 {
+        let mut out = 0.0f64;
+        self.world
+            .all_reduce_into(&v, &mut out, SystemOperation::sum());
+        out
+    }
+
+    fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+        let root = self.world.process_at_rank(0);
+        if self.rank() != 0 {
+            root.send(&data[..]);
+            return None;
+        }
+        let mut all = vec![data];
+        all.extend(
+            (1..self.size()).map(|r| self.world.process_at_rank(r as i32).receive_vec::<u8>().0),
+        );
+        Some(all)
+    }
+
+    fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+}

@@ -33,6 +33,13 @@ pub fn adapters() -> Vec<wgpu::Adapter> {
     pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
 }
 
+/// Preference order: device kind first, then backend (OpenGL last: its compute path is a
+/// different compiler, so it must never mix with Vulkan ranks in one run).
+fn preference(a: &wgpu::Adapter) -> (u8, bool) {
+    let info = a.get_info();
+    (rank(info.device_type), info.backend == wgpu::Backend::Gl)
+}
+
 fn rank(kind: wgpu::DeviceType) -> u8 {
     match kind {
         wgpu::DeviceType::DiscreteGpu => 0,
@@ -63,15 +70,41 @@ pub fn choose_adapter(filter: Option<&str>) -> Result<wgpu::Adapter> {
                 ))
             });
     }
-    all.sort_by_key(|a| rank(a.get_info().device_type));
+    all.sort_by_key(preference);
     Ok(all.remove(0))
 }
 
+/// The k-th adapter of the best kind present (discrete before integrated, ...), in
+/// enumeration order, wrapping around: rank k on a node drives GPU k. GPUs of one model
+/// share a name, so the index, not the name, tells them apart.
+pub fn nth_adapter(k: usize) -> Result<wgpu::Adapter> {
+    let mut all = adapters();
+    if all.is_empty() {
+        return Err(Error::NoAdapter(NO_ADAPTER_HELP.into()));
+    }
+    all.sort_by_key(preference);
+    let best = preference(&all[0]);
+    let mut same: Vec<wgpu::Adapter> = all.into_iter().filter(|a| preference(a) == best).collect();
+    let n = same.len();
+    Ok(same.swap_remove(k % n))
+}
+
 impl Gpu {
+    /// Opens the adapter a rank drives: `filter` when given, else the rank's local index.
+    pub fn open_for_rank(filter: Option<&str>, local_rank: usize) -> Result<Gpu> {
+        match filter {
+            Some(_) => Gpu::open(filter),
+            None => Gpu::open_adapter(nth_adapter(local_rank)?),
+        }
+    }
+
     /// Opens the chosen adapter with its own limits: wgpu's defaults cap storage bindings
     /// at 128 MiB, far below what real GPUs allow.
     pub fn open(filter: Option<&str>) -> Result<Gpu> {
-        let adapter = choose_adapter(filter)?;
+        Gpu::open_adapter(choose_adapter(filter)?)
+    }
+
+    fn open_adapter(adapter: wgpu::Adapter) -> Result<Gpu> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;

@@ -26,13 +26,56 @@ fn level_colour(level: u32) -> Rgb<u8> {
 
 /// Draws every block, filled by level and outlined, north up.
 pub fn write_grid_png(path: &Path, grid: &BlockGrid, cell_size: f64) -> Result<(), String> {
+    let mut img = draw_blocks(grid, &|b| level_colour(grid.blocks[b].level));
+    let h = img.height() - LEGEND_H;
+    let mut x = 6;
+    for level in 0..grid.levels as u32 {
+        fill_rect(&mut img, x, h + 8, 14, 14, level_colour(level));
+        let label = format!("{} m", cell_size * (1u64 << level) as f64);
+        draw_text(&mut img, x + 18, h + 8, &label);
+        x += 18 + 12 * label.len() as u32 + 16;
+    }
+    img.save(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Draws the partition: blocks coloured by owner rank.
+pub fn write_partition_png(
+    path: &Path,
+    grid: &BlockGrid,
+    p: &crate::partition::Partition,
+) -> Result<(), String> {
+    let mut img = draw_blocks(grid, &|b| rank_colour(p.owner[b]));
+    let h = img.height() - LEGEND_H;
+    draw_text(&mut img, 6, h + 8, &format!("{} ranks", p.ranks));
+    img.save(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Hues a golden angle apart, so that ranks next to each other on the curve differ.
+fn rank_colour(r: u32) -> Rgb<u8> {
+    let hue = (r as f64 * 137.508) % 360.0 / 60.0;
+    let x = 1.0 - (hue % 2.0 - 1.0).abs();
+    let (r, g, b) = match hue as u32 {
+        0 => (1.0, x, 0.0),
+        1 => (x, 1.0, 0.0),
+        2 => (0.0, 1.0, x),
+        3 => (0.0, x, 1.0),
+        4 => (x, 0.0, 1.0),
+        _ => (1.0, 0.0, x),
+    };
+    let c = |v: f64| (60.0 + 180.0 * v) as u8;
+    Rgb([c(r), c(g), c(b)])
+}
+
+fn draw_blocks(grid: &BlockGrid, fill: &dyn Fn(usize) -> Rgb<u8>) -> RgbImage {
     let scale = (TARGET_SIDE / grid.nx.max(grid.ny) as f64).min(8.0);
     let (w, h) = (
         (grid.nx as f64 * scale).ceil() as u32,
         (grid.ny as f64 * scale).ceil() as u32,
     );
     let mut img = RgbImage::from_pixel(w.max(360), h + LEGEND_H, Rgb([255, 255, 255]));
-    for b in &grid.blocks {
+    for (k, b) in grid.blocks.iter().enumerate() {
         let size = (BLOCK << b.level) as f64;
         let (x0, y0) = (
             ((b.i0 as usize) << b.level) as f64,
@@ -44,14 +87,7 @@ pub fn write_grid_png(path: &Path, grid: &BlockGrid, cell_size: f64) -> Result<(
         // Image rows grow downwards: flip so that north is up.
         let (top, bottom) = (h - px(y1), h - px(y0));
         let (left, right) = (px(x0), px(x1));
-        fill_rect(
-            &mut img,
-            left,
-            top,
-            right - left,
-            bottom - top,
-            level_colour(b.level),
-        );
+        fill_rect(&mut img, left, top, right - left, bottom - top, fill(k));
         for (x, y, ww, hh) in [
             (left, top, right - left, 1),
             (left, bottom.saturating_sub(1), right - left, 1),
@@ -61,15 +97,7 @@ pub fn write_grid_png(path: &Path, grid: &BlockGrid, cell_size: f64) -> Result<(
             fill_rect(&mut img, x, y, ww.max(1), hh.max(1), OUTLINE);
         }
     }
-    let mut x = 6;
-    for level in 0..grid.levels as u32 {
-        fill_rect(&mut img, x, h + 8, 14, 14, level_colour(level));
-        let label = format!("{} m", cell_size * (1u64 << level) as f64);
-        draw_text(&mut img, x + 18, h + 8, &label);
-        x += 18 + 12 * label.len() as u32 + 16;
-    }
-    img.save(path)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    img
 }
 
 /// Blocks and cells per level, and the saving against a uniform finest grid.

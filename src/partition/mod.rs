@@ -12,6 +12,15 @@ pub enum Method {
     OneD,
 }
 
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Hilbert => "hilbert",
+            Method::OneD => "1d",
+        })
+    }
+}
+
 impl std::str::FromStr for Method {
     type Err = String;
     fn from_str(s: &str) -> Result<Method, String> {

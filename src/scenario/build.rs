@@ -112,6 +112,13 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         gauge_times,
         write_rasters: spec.output.rasters,
         write_png: spec.output.png,
+        partition: spec
+            .parallel
+            .partition
+            .as_deref()
+            .unwrap_or("hilbert")
+            .parse()
+            .map_err(|m: String| bad("parallel.partition", m))?,
     })
 }
 

@@ -157,6 +157,8 @@ pub struct Model {
     pub gauge_times: Vec<f64>,
     pub write_rasters: bool,
     pub write_png: bool,
+    /// How blocks are shared out over ranks.
+    pub partition: crate::partition::Method,
 }
 
 impl Model {
@@ -240,6 +242,7 @@ impl Model {
             gauge_times: self.gauge_times.clone(),
             write_rasters: self.write_rasters,
             write_png: self.write_png,
+            partition: self.partition,
         }
     }
 

@@ -26,6 +26,16 @@ pub struct Spec {
     pub numerics: NumericsSpec,
     #[serde(default)]
     pub output: OutputSpec,
+    #[serde(default)]
+    pub parallel: ParallelSpec,
+}
+
+/// Runs over several ranks (`mpirun -n P quadflood run ...`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParallelSpec {
+    /// "hilbert" (default) or "1d".
+    pub partition: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

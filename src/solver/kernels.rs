@@ -141,7 +141,18 @@ pub const EXCHANGE_BINDINGS: u32 = 9;
 
 /// The kernels only a run split over ranks needs: stages over border blocks, and packing
 /// and unpacking the ghost strips. Built on demand: a one-rank run never compiles them.
+/// Group-0 bindings the pack and unpack kernels use. Their pipelines see only these, so
+/// that group 0 and the exchange group stay within 16 storage buffers per stage.
+pub const EXCHANGE_STATE: [u32; 5] = [
+    binding::PARAMS,
+    binding::SIM,
+    binding::STATE_A,
+    binding::STATE_B,
+    binding::BLOCK_FLAGS,
+];
+
 pub struct RankKernels {
+    pub state_layout: wgpu::BindGroupLayout,
     pub exchange_layout: wgpu::BindGroupLayout,
     pub stage1_border: wgpu::ComputePipeline,
     pub stage2_border: wgpu::ComputePipeline,
@@ -168,6 +179,23 @@ impl RankKernels {
             label: Some("exchange"),
             entries: &entries,
         });
+        let state_entries: Vec<wgpu::BindGroupLayoutEntry> = EXCHANGE_STATE
+            .iter()
+            .map(|&b| {
+                let ty = if is_uniform(b) {
+                    wgpu::BufferBindingType::Uniform
+                } else {
+                    wgpu::BufferBindingType::Storage {
+                        read_only: is_read_only(b),
+                    }
+                };
+                buffer_entry(b, ty)
+            })
+            .collect();
+        let state_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("exchange state"),
+            entries: &state_entries,
+        });
         let stages = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("border stages"),
             bind_group_layouts: &[Some(&k.layout)],
@@ -175,7 +203,7 @@ impl RankKernels {
         });
         let exchange = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("exchange"),
-            bind_group_layouts: &[Some(&k.layout), None, Some(&exchange_layout)],
+            bind_group_layouts: &[Some(&state_layout), None, Some(&exchange_layout)],
             immediate_size: 0,
         });
         let pipeline = |entry: &str, layout: &wgpu::PipelineLayout| {
@@ -195,6 +223,7 @@ impl RankKernels {
             pack_stage2: pipeline("pack_stage2", &exchange),
             unpack_stage1: pipeline("unpack_stage1", &exchange),
             unpack_stage2: pipeline("unpack_stage2", &exchange),
+            state_layout,
             exchange_layout,
         }
     }

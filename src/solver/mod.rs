@@ -139,8 +139,8 @@ struct Buffers {
     dispatch: wgpu::Buffer,
     block_volume: wgpu::Buffer,
     max_depth: wgpu::Buffer,
-    /// Kept alive for the bind group.
-    _rest: Vec<wgpu::Buffer>,
+    /// Every buffer of the bind group, in binding order.
+    all: Vec<wgpu::Buffer>,
 }
 
 /// How a simulation's blocks divide: [0, border) are border blocks (beside another rank),
@@ -225,7 +225,7 @@ impl<'g> Simulation<'g> {
             bind_group,
             dispatch_group,
             buffers: Buffers {
-                _rest: entries_buffers,
+                all: entries_buffers,
                 ..buffers
             },
             ring: [ring_buffer(), ring_buffer()],
@@ -669,7 +669,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         dispatch,
         block_volume: pick(binding::BLOCK_VOLUME),
         max_depth: pick(binding::MAX_DEPTH),
-        _rest: Vec::new(),
+        all: Vec::new(),
     };
     (buffers, all)
 }
@@ -700,4 +700,46 @@ fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
         );
     }
     (meta, pts)
+}
+
+/// What a run needs from a solver, on one rank or many. Every rank calls these in the same
+/// order; the reads return `Some` on rank 0 only.
+pub trait Stepper {
+    fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()>;
+    fn status(&self) -> &Status;
+    fn fields(&self) -> Option<Fields>;
+    fn max_depth(&self) -> Option<Vec<f32>>;
+    /// (h, hu, hv) at the given finest cells.
+    fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>>;
+    fn edge_volumes(&self) -> (f64, f64);
+    fn host_us_per_step(&self) -> f64;
+    /// Per-rank timings, at rank 0.
+    fn rank_reports(&self) -> Option<Vec<serde_json::Value>>;
+}
+
+impl Stepper for Simulation<'_> {
+    fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
+        Simulation::advance_to(self, target, progress)
+    }
+    fn status(&self) -> &Status {
+        Simulation::status(self)
+    }
+    fn fields(&self) -> Option<Fields> {
+        Some(self.read_fields())
+    }
+    fn max_depth(&self) -> Option<Vec<f32>> {
+        Some(self.read_max_depth())
+    }
+    fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
+        Some(self.read_cells(cells))
+    }
+    fn edge_volumes(&self) -> (f64, f64) {
+        Simulation::edge_volumes(self)
+    }
+    fn host_us_per_step(&self) -> f64 {
+        1e6 * (self.host_record_s + self.host_submit_s) / self.host_steps.max(1) as f64
+    }
+    fn rank_reports(&self) -> Option<Vec<serde_json::Value>> {
+        None
+    }
 }

@@ -8,7 +8,7 @@
 //! exactly the values it reads on one rank.
 
 use super::kernels::RankKernels;
-use super::{Fields, SimRecord, Simulation, Split, Status};
+use super::{Fields, SimRecord, Simulation, Split, Status, Stepper};
 use crate::comm::Comm;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -31,6 +31,8 @@ pub struct Waits {
 
 struct Transfer {
     peers: Vec<usize>,
+    /// Group 0 for the pack and unpack kernels: the state buffers alone.
+    state_group: wgpu::BindGroup,
     /// Cells and flags per peer, sending and receiving.
     send_cells: Vec<usize>,
     recv_cells: Vec<usize>,
@@ -53,7 +55,9 @@ pub struct Ranked<'g, 'c> {
     staging_sim: wgpu::Buffer,
     /// Global grid and every rank's own blocks (global ids, local order), on rank 0.
     global: Option<(BlockGrid, Vec<Vec<u32>>)>,
-    local_of_gauges: Vec<Option<usize>>,
+    global_grid: std::sync::Arc<BlockGrid>,
+    /// Own blocks' cells by global storage index, for reading single cells.
+    local_cell: std::collections::HashMap<u32, u32>,
     waits: std::cell::Cell<Waits>,
     status: Status,
 }
@@ -91,18 +95,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .collect();
             (model.grid.clone(), owned)
         });
-        let local_of = local.local_of();
-        let local_of_gauges = model
-            .gauges
+        let local_cell = local.global[..local.own]
             .iter()
-            .map(|g| {
-                let k = model.grid.storage_index(g.cell.0, g.cell.1);
-                let b = (k / CELLS_PER_BLOCK) as u32;
-                local_of
-                    .get(&b)
-                    .filter(|&&l| (l as usize) < local.own)
-                    .map(|&l| l as usize * CELLS_PER_BLOCK + k % CELLS_PER_BLOCK)
-            })
+            .enumerate()
+            .map(|(l, &g)| (g, l as u32))
             .collect();
         let status = sim.status().clone();
         Ok(Ranked {
@@ -112,7 +108,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
             transfer,
             staging_sim,
             global,
-            local_of_gauges,
+            global_grid: std::sync::Arc::new(model.grid.clone()),
+            local_cell,
             waits: Default::default(),
             status,
         })
@@ -224,6 +221,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             pass.set_pipeline(&k.stage1_border);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
             if n_send > 0 {
+                pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_bind_group(2, &t.group, &[]);
                 pass.set_pipeline(&k.pack_stage1);
                 pass.dispatch_workgroups(groups(n_send), 1, 1);
@@ -252,15 +250,17 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let mut e = d.create_command_encoder(&Default::default());
         {
             let mut pass = e.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_bind_group(0, &t.state_group, &[]);
             pass.set_bind_group(2, &t.group, &[]);
             if n_recv > 0 {
                 pass.set_pipeline(&k.unpack_stage1);
                 pass.dispatch_workgroups(groups(n_recv), 1, 1);
             }
+            pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage2_border);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
             if n_send.max(n_flags) > 0 {
+                pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_pipeline(&k.pack_stage2);
                 pass.dispatch_workgroups(groups(n_send.max(n_flags)), 1, 1);
             }
@@ -313,12 +313,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let mut e = d.create_command_encoder(&Default::default());
         {
             let mut pass = e.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &s.bind_group, &[]);
             if n_recv.max(n_flags) > 0 {
+                pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_bind_group(2, &t.group, &[]);
                 pass.set_pipeline(&k.unpack_stage2);
                 pass.dispatch_workgroups(groups(n_recv.max(n_flags)), 1, 1);
             }
+            pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&s.kernels.scan_blocks);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 12);
             pass.set_bind_group(1, &s.dispatch_group, &[]);
@@ -403,31 +404,24 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Some(self.global.as_ref()?.0.from_storage(&stored))
     }
 
-    /// (h, hu, hv) of every gauge, on rank 0.
-    pub fn read_gauges(&self) -> Option<Vec<[f32; 3]>> {
-        let mine: Vec<(u32, [f32; 3])> = self
-            .local_of_gauges
+    /// (h, hu, hv) at finest cells (i, j), on rank 0: each rank reads the ones it owns.
+    pub fn read_cells(&self, grid: &BlockGrid, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
+        let mine: Vec<u8> = cells
             .iter()
             .enumerate()
-            .filter_map(|(k, l)| l.map(|l| (k as u32, l)))
-            .map(|(k, l)| {
-                let s: Vec<[f32; 4]> =
-                    self.sim
-                        .gpu
-                        .read_buffer(&self.sim.buffers.state_a, 16 * l as u64, 1);
-                (k, [s[0][0], s[0][1], s[0][2]])
+            .filter_map(|(k, &(i, j))| {
+                let g = grid.storage_index(i, j);
+                let l = self.local_cell.get(&((g / CELLS_PER_BLOCK) as u32))?;
+                let at = (*l as usize * CELLS_PER_BLOCK + g % CELLS_PER_BLOCK) as u64 * 16;
+                let s: Vec<[f32; 4]> = self.sim.gpu.read_buffer(&self.sim.buffers.state_a, at, 1);
+                let mut b = (k as u32).to_le_bytes().to_vec();
+                b.extend_from_slice(bytemuck::cast_slice(&s[0][..3]));
+                Some(b)
             })
+            .flatten()
             .collect();
-        let bytes: Vec<u8> = mine
-            .iter()
-            .flat_map(|(k, v)| {
-                let mut b = k.to_le_bytes().to_vec();
-                b.extend_from_slice(bytemuck::cast_slice(v));
-                b
-            })
-            .collect();
-        let all = self.comm.gather(bytes)?;
-        let mut out = vec![[0.0f32; 3]; self.local_of_gauges.len()];
+        let all = self.comm.gather(mine)?;
+        let mut out = vec![[0.0f32; 3]; cells.len()];
         for chunk in all.iter().flat_map(|b| b.chunks_exact(16)) {
             let k = u32::from_le_bytes(chunk[..4].try_into().expect("4 bytes")) as usize;
             out[k] = *bytemuck::from_bytes(&chunk[4..16]);
@@ -446,6 +440,58 @@ impl<'g, 'c> Ranked<'g, 'c> {
             (a + x[0] as f64 + x[1] as f64, b + x[2] as f64 + x[3] as f64)
         });
         (self.comm.sum_f64(vin), self.comm.sum_f64(vout))
+    }
+}
+
+impl Stepper for Ranked<'_, '_> {
+    fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
+        Ranked::advance_to(self, target, progress)
+    }
+    fn status(&self) -> &Status {
+        Ranked::status(self)
+    }
+    fn fields(&self) -> Option<Fields> {
+        self.read_fields()
+    }
+    fn max_depth(&self) -> Option<Vec<f32>> {
+        self.read_max_depth()
+    }
+    fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
+        // Every rank knows the global grid through its model; rank 0 keeps a copy.
+        self.read_cells(&self.global_grid, cells)
+    }
+    fn edge_volumes(&self) -> (f64, f64) {
+        Ranked::edge_volumes(self)
+    }
+    fn host_us_per_step(&self) -> f64 {
+        1e6 * (self.sim.host_record_s + self.sim.host_submit_s) / self.sim.host_steps.max(1) as f64
+    }
+    fn rank_reports(&self) -> Option<Vec<serde_json::Value>> {
+        let w = self.waits();
+        let mine = [
+            w.compute_s,
+            w.exchange_s,
+            w.reduce_s,
+            self.sim.split.own as f64,
+            self.sim.split.border as f64,
+        ];
+        let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
+        Some(
+            all.iter()
+                .enumerate()
+                .map(|(r, b)| {
+                    let v: &[f64] = bytemuck::cast_slice(b);
+                    serde_json::json!({
+                        "rank": r,
+                        "blocks": v[3] as u64,
+                        "border_blocks": v[4] as u64,
+                        "gpu_wait_s": v[0],
+                        "exchange_wait_s": v[1],
+                        "dt_reduction_wait_s": v[2],
+                    })
+                })
+                .collect(),
+        )
     }
 }
 
@@ -511,8 +557,20 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         layout: &k.exchange_layout,
         entries: &entries,
     });
-    let _ = sim;
+    let state_entries: Vec<wgpu::BindGroupEntry> = super::kernels::EXCHANGE_STATE
+        .iter()
+        .map(|&b| wgpu::BindGroupEntry {
+            binding: b,
+            resource: sim.buffers.all[b as usize].as_entire_binding(),
+        })
+        .collect();
+    let state_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("exchange state"),
+        layout: &k.state_layout,
+        entries: &state_entries,
+    });
     Transfer {
+        state_group,
         peers: local.sends.iter().map(|e| e.rank).collect(),
         send_cells: local.sends.iter().map(|e| e.cells.len()).collect(),
         recv_cells: local.recvs.iter().map(|e| e.cells.len()).collect(),

@@ -1,0 +1,152 @@
+//! Multi-rank runs through MPI: `mpirun -n P quadflood run` writes the same files as one
+//! rank, bit for bit, and a failing rank ends the run instead of hanging it.
+#![cfg(feature = "mpi")]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const SCENARIO: &str = r#"
+name = "mpi-check"
+
+[domain]
+cell_size = 1.0
+nx = 160
+ny = 128
+
+[refinement]
+levels = 3
+
+[[refinement.region]]
+shape = "circle"
+center = [70.0, 64.0]
+radius = 20.0
+level = 0
+
+[terrain]
+type = "expression"
+expression = "0.2*sin(x/7)*cos(y/9) + 1.0*exp(0 - ((x-100)^2 + (y-60)^2)/120)"
+
+[initial]
+water_level = 0.3
+
+[[initial.region]]
+shape = "circle"
+center = [70.0, 64.0]
+radius = 14.0
+water_level = 1.5
+
+[time]
+end = 4.0
+output_times = [2.0, 4.0]
+gauge_interval = 1.0
+
+[[gauge]]
+name = "g"
+x = 100.0
+y = 64.0
+"#;
+
+fn mpirun(
+    ranks: usize,
+    scenario: &Path,
+    out: &Path,
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, Duration) {
+    let start = Instant::now();
+    let mut cmd = Command::new("mpirun");
+    cmd.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        &ranks.to_string(),
+    ])
+    .arg(env!("CARGO_BIN_EXE_quadflood"))
+    .args([
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ])
+    .env("XDG_RUNTIME_DIR", "/tmp");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().expect("mpirun (install openmpi-bin or mpich)");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        start.elapsed(),
+    )
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".asc") || n.ends_with(".csv"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn two_and_four_ranks_write_the_same_files_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("mpi-check.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let one = dir.path().join("one");
+    let status = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            one.to_str().unwrap(),
+            "--quiet",
+        ])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let expected = files(&one);
+    assert!(expected.len() >= 7, "{expected:?}");
+    for ranks in [2, 4] {
+        let out = dir.path().join(format!("ranks{ranks}"));
+        let (code, stderr, took) = mpirun(ranks, &scenario, &out, &[]);
+        println!("{ranks} ranks: {took:?}");
+        assert_eq!(code, Some(0), "{ranks} ranks failed: {stderr}");
+        assert_eq!(files(&out), expected);
+        for name in &expected {
+            let (a, b) = (
+                std::fs::read(one.join(name)).unwrap(),
+                std::fs::read(out.join(name)).unwrap(),
+            );
+            assert!(a == b, "{name} differs between 1 and {ranks} ranks");
+        }
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["ranks"], ranks);
+        assert_eq!(summary["per_rank"].as_array().unwrap().len(), ranks);
+    }
+}
+
+#[test]
+fn a_failing_rank_ends_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("mpi-check.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let (code, stderr, took) = mpirun(
+        2,
+        &scenario,
+        &dir.path().join("out"),
+        &[("QUADFLOOD_TEST_FAIL_RANK", "1")],
+    );
+    println!("{stderr}");
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("rank 1 of 2 failed"), "{stderr}");
+    assert!(
+        took < Duration::from_secs(60),
+        "the run took {took:?} to end"
+    );
+}
