@@ -10,7 +10,8 @@ use std::time::Instant;
 
 #[derive(Clone, Debug)]
 pub struct BenchResult {
-    pub n: usize,
+    pub nx: usize,
+    pub ny: usize,
     pub steps: u64,
     pub seconds: f64,
     pub cell_updates_per_s: f64,
@@ -29,8 +30,9 @@ impl BenchResult {
 
     pub fn to_json(&self) -> serde_json::Value {
         json!({
-            "n": self.n,
-            "cells": self.n * self.n,
+            "nx": self.nx,
+            "ny": self.ny,
+            "cells": self.nx * self.ny,
             "steps": self.steps,
             "seconds": self.seconds,
             "cell_updates_per_s": self.cell_updates_per_s,
@@ -47,15 +49,16 @@ impl BenchResult {
     pub fn report(&self) -> String {
         format!(
             "adapter              {}\n\
-             grid                 {n}x{n} ({cells} cells), {steps} steps in {s:.3} s\n\
+             grid                 {nx}x{ny} ({cells} cells), {steps} steps in {s:.3} s\n\
              cell updates/s       {cu:.3e}\n\
              host time per step   {record:.2} us recording + {submit:.2} us in queue.submit\n\
              effective bandwidth  {eff:.1} GB/s at {b} B per cell update\n\
              copy bandwidth       {copy:.1} GB/s (read + write, same device)\n\
              effective / copy     {ratio:.3}",
             self.adapter,
-            n = self.n,
-            cells = self.n * self.n,
+            nx = self.nx,
+            ny = self.ny,
+            cells = self.nx * self.ny,
             steps = self.steps,
             s = self.seconds,
             cu = self.cell_updates_per_s,
@@ -80,21 +83,21 @@ pub fn default_n(gpu: &Gpu) -> usize {
 
 /// A flat, frictionless square with walls: 1 m of water inside a circle of radius R,
 /// 0.1 m outside, on `levels` levels with the finest within 2R of the centre.
-fn dam_break_toml(n: usize, radius: f64, levels: usize) -> String {
-    let c = n as f64 / 2.0;
+fn dam_break_toml(nx: usize, ny: usize, radius: f64, levels: usize) -> String {
+    let (cx, cy) = (nx as f64 / 2.0, ny as f64 / 2.0);
     format!(
         r#"
 [domain]
 cell_size = 1.0
-nx = {n}
-ny = {n}
+nx = {nx}
+ny = {ny}
 
 [refinement]
 levels = {levels}
 
 [[refinement.region]]
 shape = "circle"
-center = [{c}, {c}]
+center = [{cx}, {cy}]
 radius = {fine}
 level = 0
 
@@ -106,7 +109,7 @@ water_level = 0.1
 
 [[initial.region]]
 shape = "circle"
-center = [{c}, {c}]
+center = [{cx}, {cy}]
 radius = {radius}
 water_level = 1.0
 
@@ -126,9 +129,11 @@ fn model_of(toml: &str) -> Result<Model> {
     Ok(crate::scenario::from_str(toml, std::path::Path::new("."))?)
 }
 
-/// The fully wet N×N dam break (radius N/4): every block is computed every step.
-pub fn dam_break_model(n: usize) -> Model {
-    model_of(&dam_break_toml(n, n as f64 / 4.0, 1)).expect("the benchmark scenario is valid")
+/// The fully wet nx × ny dam break (radius a quarter of the shorter side): every block is
+/// computed every step.
+pub fn dam_break_model(nx: usize, ny: usize) -> Model {
+    model_of(&dam_break_toml(nx, ny, nx.min(ny) as f64 / 4.0, 1))
+        .expect("the benchmark scenario is valid")
 }
 
 /// Time to solution of the same dam break (radius N/16) on uniform finest cells and on
@@ -182,7 +187,7 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
     // The front of a 1 m / 0.1 m dam break runs at about 2.5 m/s.
     let t_end = (n as f64 / 4.0) / 2.5;
     let time = |levels: usize| -> Result<((f64, u64, u64), Vec<usize>)> {
-        let model = model_of(&dam_break_toml(n, radius, levels))?;
+        let model = model_of(&dam_break_toml(n, n, radius, levels))?;
         let started = Instant::now();
         let mut sim = Simulation::new(gpu, &model)?;
         sim.advance_to(t_end, &mut |_| {})?;
@@ -204,8 +209,8 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
 }
 
 /// Times `steps` steps after a warm-up, and the copy kernel on a buffer of the state's size.
-pub fn run(gpu: &Gpu, n: usize, steps: u64) -> Result<BenchResult> {
-    let model = dam_break_model(n);
+pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
+    let model = dam_break_model(nx, ny);
     let mut sim = Simulation::new(gpu, &model)?;
     sim.run_steps(10.min(steps))?;
     let before = sim.status().clone();
@@ -221,7 +226,8 @@ pub fn run(gpu: &Gpu, n: usize, steps: u64) -> Result<BenchResult> {
     let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let cell_updates_per_s = updates / seconds;
     Ok(BenchResult {
-        n,
+        nx,
+        ny,
         steps: after.steps - before.steps,
         seconds,
         cell_updates_per_s,
@@ -282,4 +288,52 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
     let started = Instant::now();
     pass_once(reps);
     2.0 * bytes as f64 * reps as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The wet dam break on nx × ny cells split over the ranks of `comm`: time per step and
+/// where each rank waits. Every rank calls this; rank 0 gets the result.
+pub fn scaling(
+    gpu: &Gpu,
+    comm: &dyn crate::comm::Comm,
+    nx: usize,
+    ny: usize,
+    steps: u64,
+) -> Result<Option<serde_json::Value>> {
+    use crate::partition::{partition, per_block, Method};
+    let model = dam_break_model(nx, ny);
+    let p = partition(&model.grid, comm.size(), Method::Hilbert, &per_block);
+    let mut ranked = crate::solver::ranks::Ranked::new(gpu, &model, &p, comm)?;
+    ranked.run_steps(10.min(steps))?;
+    let (before, waits_before) = (ranked.status().clone(), ranked.waits());
+    let started = Instant::now();
+    ranked.run_steps(steps)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let w = ranked.waits();
+    let per_step = |a: f64, b: f64| 1e3 * (a - b) / steps as f64;
+    let mine = [
+        per_step(w.compute_s, waits_before.compute_s),
+        per_step(w.exchange_s, waits_before.exchange_s),
+        per_step(w.reduce_s, waits_before.reduce_s),
+    ];
+    let all = comm.gather(bytemuck::cast_slice(&mine).to_vec());
+    let updates = (ranked.status().cell_updates - before.cell_updates) as f64;
+    // Cell updates are counted per rank: the total is the sum over ranks.
+    let total = comm.sum_f64(updates);
+    Ok(all.map(|all| {
+        json!({
+            "ranks": comm.size(),
+            "nx": nx,
+            "ny": ny,
+            "cells": nx * ny,
+            "steps": steps,
+            "seconds": seconds,
+            "ms_per_step": 1e3 * seconds / steps as f64,
+            "cell_updates_per_s": total / seconds,
+            "adapter": gpu.describe(),
+            "per_rank_ms_per_step": all.iter().enumerate().map(|(r, b)| {
+                let v: &[f64] = bytemuck::cast_slice(b);
+                json!({ "rank": r, "gpu_wait": v[0], "exchange_wait": v[1], "dt_reduction_wait": v[2] })
+            }).collect::<Vec<_>>(),
+        })
+    }))
 }

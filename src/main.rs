@@ -68,6 +68,10 @@ enum Command {
         /// Also time a dam break on three levels against uniform finest cells (N×N finest).
         #[arg(long)]
         multires: bool,
+        /// Cells south-north (default N); under mpirun the N × NY dam break is split over
+        /// the ranks and timed step by step.
+        #[arg(long)]
+        ny: Option<usize>,
     },
 }
 
@@ -191,10 +195,15 @@ fn dispatch(command: Command) -> Result<()> {
             adapter,
             json,
             multires,
+            ny,
         } => {
+            #[cfg(feature = "mpi")]
+            if quadflood::comm::mpi::launched_with_several_ranks() {
+                return bench_mpi(adapter.as_deref(), n.unwrap_or(4096), ny, steps, json);
+            }
             let gpu = Gpu::open(adapter.as_deref())?;
             let n = n.unwrap_or_else(|| bench::default_n(&gpu));
-            let result = bench::run(&gpu, n, steps)?;
+            let result = bench::run(&gpu, n, ny.unwrap_or(n), steps)?;
             println!("{}", result.report());
             let mut figures = result.to_json();
             if multires {
@@ -269,6 +278,38 @@ fn run_mpi(
         comm.abort(e.exit_code());
     }
     Ok(())
+}
+
+/// The scaling benchmark under mpirun.
+#[cfg(feature = "mpi")]
+fn bench_mpi(
+    adapter: Option<&str>,
+    n: usize,
+    ny: Option<usize>,
+    steps: u64,
+    json: Option<PathBuf>,
+) -> Result<()> {
+    use quadflood::comm::Comm;
+    let comm = quadflood::comm::mpi::MpiComm::init()
+        .ok_or_else(|| Error::Gpu("MPI could not start".into()))?;
+    comm.abort_on_panic();
+    let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
+    match bench::scaling(&gpu, &comm, n, ny.unwrap_or(n), steps) {
+        Ok(Some(figures)) => {
+            let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
+            println!("{text}");
+            if let Some(path) = json {
+                std::fs::write(&path, text)
+                    .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+            }
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(e) => {
+            eprintln!("quadflood: rank {} failed: {e}", comm.rank());
+            comm.abort(e.exit_code())
+        }
+    }
 }
 
 fn info() -> Result<()> {
