@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""A scalability model for quadflood on P GPUs, in the spirit of source document 002.
+
+Step time on P GPUs for N cells (n = N/P per GPU), one exchange per Runge-Kutta stage:
+
+    T(P) = t_gpu(n) + t_sync + 2 * t_msg(s) + t_reduce(P)
+
+  t_gpu(n)    GPU time of one step on n cells: n / R + t_launch, with R the per-GPU rate
+              (cell updates/s) and t_launch the fixed per-step cost, both from 1-GPU runs.
+  t_sync      host waits per step that nothing hides (mapping staging buffers, recording
+              the next submissions), from the 2-GPU runs: T(2) - t_gpu(N/2).
+  t_msg(s)    one exchange of s bytes, latency plus bandwidth, B(s) = s / (s/B0 + t0) as in
+              document 002; the part hidden behind the internal blocks is subtracted.
+  t_reduce(P) the global dt minimum: latency * log2(P).
+  s           strips two cells deep, 16 bytes per cell, along the perimeter of a compact
+              (Hilbert) piece: about 4 * sqrt(n) cells.
+
+Usage: tools/scaling_model.py [calibration.json]  (defaults: the 2x H200 figures in
+docs/benchmarks.md). Prints the calibration fit and the predicted efficiency for the
+documents' 82 M-cell strong-scaling case at 16, 64 and 256 GPUs.
+"""
+import json
+import math
+import sys
+
+DEFAULT = {
+    "machine": "2x NVIDIA H200 (nvidia-h200-x2), OpenMPI 4.1.6, intra-node",
+    # 1 GPU: (cells, ms per step)
+    "one_gpu": [[65536, 0.035], [16777216, 2.44], [33554432, 4.48], [67108864, 8.26]],
+    # 2 GPUs: (total cells, ms per step)
+    "two_gpus": [[16777216, 1.44], [33554432, 2.96], [67108864, 5.22]],
+    # Host-to-host MPI, measured on the same node type (4 MiB in 0.76 ms).
+    "mpi_bandwidth_bytes_per_s": 5.5e9,
+    "mpi_latency_s": 5e-6,
+    # Between nodes the documents' Piz Daint figures are slower; used beyond 8 GPUs.
+    "internode_bandwidth_bytes_per_s": 10e9,
+    "internode_latency_s": 2e-6,
+    "reduce_latency_s": 10e-6,
+}
+
+
+def fit_gpu(points):
+    """t = n / R + t_launch: R from the slope between the two largest runs (where the GPU
+    is saturated), t_launch from the smallest run (where launches dominate)."""
+    pts = sorted((n, ms * 1e-3) for n, ms in points)
+    (n1, t1), (n2, t2) = pts[-2], pts[-1]
+    rate = (n2 - n1) / (t2 - t1)
+    n0, t0 = pts[0]
+    return rate, max(0.0, t0 - n0 / rate)
+
+
+def model(cal):
+    rate, launch = fit_gpu(cal["one_gpu"])
+    t_gpu = lambda n: n / rate + launch
+    syncs = [ms * 1e-3 - t_gpu(n / 2) for n, ms in cal["two_gpus"]]
+    t_sync = sum(syncs) / len(syncs)
+
+    def step(total, p):
+        n = total / p
+        if p == 1:
+            return t_gpu(n)
+        inter = p > 8
+        b0 = cal["internode_bandwidth_bytes_per_s" if inter else "mpi_bandwidth_bytes_per_s"]
+        t0 = cal["internode_latency_s" if inter else "mpi_latency_s"]
+        s = 4 * math.sqrt(n) * 2 * 16
+        msg = s / b0 + t0
+        # The exchange overlaps the internal blocks of the same stage.
+        internal = max(0.0, (n - 4 * 16 * math.sqrt(n)) / rate / 2)
+        exposed = max(0.0, msg - internal)
+        return t_gpu(n) + t_sync + 2 * exposed + cal["reduce_latency_s"] * math.log2(p)
+
+    return rate, launch, t_sync, step
+
+
+def main():
+    cal = DEFAULT if len(sys.argv) < 2 else json.load(open(sys.argv[1]))
+    rate, launch, t_sync, step = model(cal)
+    print(f"calibration: {cal['machine']}")
+    print(f"  per-GPU rate {rate:.3e} cell updates/s, fixed per step {launch * 1e6:.0f} us, "
+          f"unhidden host waits on >1 GPU {t_sync * 1e3:.3f} ms/step")
+    print("  check against the 2-GPU runs:")
+    for n, ms in cal["two_gpus"]:
+        print(f"    {n / 1e6:6.1f} M cells: measured {ms:.2f} ms, model {step(n, 2) * 1e3:.2f} ms")
+    total = 82e6
+    print(f"prediction, {total / 1e6:.0f} M cells (the documents' strong-scaling case, Hilbert):")
+    base = step(total, 1)
+    print(f"  {'GPUs':>5} {'ms/step':>8} {'speed-up':>9} {'efficiency':>10}")
+    for p in [1, 2, 4, 8, 16, 64, 256]:
+        t = step(total, p)
+        print(f"  {p:5d} {t * 1e3:8.3f} {base / t:9.1f} {base / t / p:10.0%}")
+    print("  documents (PARFLOOD, HSFC, P100): 85% at 64 GPUs")
+
+
+if __name__ == "__main__":
+    main()
