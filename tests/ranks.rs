@@ -47,6 +47,17 @@ water_level = 0.5
 [friction]
 manning = 0.02
 
+# An inflow line and an open edge that the partition cuts across.
+[boundary]
+east = "open"
+
+[[boundary.segment]]
+edge = "south"
+type = "inflow"
+from = 20.0
+to = 200.0
+discharge = { time = [0.0, 10.0], value = [0.0, 40.0] }
+
 [time]
 end = 1e6
 "#,
@@ -116,5 +127,49 @@ fn results_do_not_depend_on_the_number_of_ranks() {
     }
     let split = split_run(&model, 3, Method::OneD, t);
     assert_same(&one, &split, "3 ranks (1D)");
+}
+
+#[test]
+fn lake_at_rest_and_mass_on_four_ranks() {
+    let model = common::scenario("lake-at-rest.toml");
+    let p = partition(&model.grid, 4, Method::Hilbert, &per_block);
+    let comms = ThreadComm::group(4);
+    let (fields, (vin, vout)) = std::thread::scope(|s| {
+        let handles: Vec<_> = comms
+            .iter()
+            .map(|c| {
+                let (p, model) = (&p, &model);
+                s.spawn(move || {
+                    let mut r = Ranked::new(common::gpu(), model, p, c).expect("a rank");
+                    r.run_steps(300).expect("the run");
+                    (r.read_fields(), r.edge_volumes())
+                })
+            })
+            .collect();
+        let all: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("a rank thread"))
+            .collect();
+        let volumes = all[0].1;
+        (
+            all.into_iter()
+                .find_map(|(f, _)| f)
+                .expect("fields on rank 0"),
+            volumes,
+        )
+    });
+    let speed = (0..fields.depth.len())
+        .filter(|&c| fields.depth[c] > 0.0)
+        .map(|c| fields.hu[c].abs().max(fields.hv[c].abs()) / fields.depth[c])
+        .fold(0.0f32, f32::max);
+    let (before, after) = (
+        model.stored_volume(&model.depth),
+        model.volume(&fields.depth),
+    );
+    println!(
+        "4 ranks: max speed {speed:e} m/s, volume {before} -> {after}, edge in {vin} out {vout}"
+    );
+    assert_eq!(speed, 0.0, "the lake moved");
+    assert!(((after - before) / before).abs() < 1e-6);
     let _ = Simulation::new;
 }
