@@ -13,6 +13,9 @@ const INF_BITS: u32 = 0x7f800000u;  // bit pattern of +inf; positive floats orde
 // reconstruction turns a bed this high into a wall, so such cells need no special case.
 const WALL_BED: f32 = 1.0e6;
 const WALL_BED_TEST: f32 = 5.0e5;
+// A wave speed (m/s) no flood reaches (sqrt(g h) is 313 m/s in 10 km of water): beyond it
+// the run has blown up, even before anything overflows to infinity or NaN.
+const MAX_WAVE_SPEED: f32 = 1.0e4;
 
 // Neighbour table: 12 slots per block. A side facing finer blocks (multi-resolution) lists
 // two of them; on a single level the second slot is NONE.
@@ -26,7 +29,7 @@ const NB_SLOTS: u32 = 12u;
 
 // Params.flags
 const FLAG_SKIP_DRY: u32 = 1u;      // launch only wet blocks and their neighbours
-const FLAG_TRACK_MAX: u32 = 2u;     // keep the running maximum depth per cell
+const FLAG_TRACK_MAX: u32 = 2u;     // keep the run's maxima and arrival time per cell
 const FLAG_VAN_ALBADA: u32 = 4u;    // limiter: van Albada instead of minmod
 
 // BlockInfo.flags
@@ -61,7 +64,7 @@ struct Params {
     one: f32,           // 1.0, opaque to the compiler: see dfloat.wgsl
     own_blocks: u32,    // blocks this rank computes: [0, border_blocks) border, then internal;
     border_blocks: u32, // blocks from own_blocks on are ghosts (copies from other ranks)
-    pad0: u32,
+    arrival_depth: f32, // depth (m) at which a cell counts as reached by the flood
 }
 
 // What the host changes between submissions.
@@ -94,6 +97,7 @@ struct Sim {
     dispatched_border: u32,  // the same three for border blocks
     scan_count_border: atomic<u32>,
     list_count_border: u32,
+    bad_block: atomic<u32>,  // 1 + the highest block that produced NaN or infinity; 0 = none
 }
 
 struct BlockInfo {
@@ -133,7 +137,10 @@ struct BcDef {
 @group(0) @binding(14) var<storage, read_write> forcing: array<vec2<f32>>;
 // Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
 @group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
-@group(0) @binding(16) var<storage, read_write> max_depth: array<f32>;
+// Per cell over the run: (max depth, max speed, max depth x speed, time of max depth).
+@group(0) @binding(16) var<storage, read_write> maxima: array<vec4<f32>>;
+// Per cell: time the depth first reached params.arrival_depth; < 0 while never.
+@group(0) @binding(17) var<storage, read_write> arrival: array<f32>;
 // Indirect dispatch arguments: [0..3) workgroups of the stage kernels on internal blocks,
 // [3..6) of the dry-map, [6..9) of the stage kernels on border blocks.
 // In a group of its own, bound only for finalize_step: a buffer may not be storage and

@@ -357,6 +357,12 @@ fn domain_edge_face(stage: u32, f: u32, face: vec4<f32>) -> vec4<f32> {
     return face;
 }
 
+// By the exponent bits: a compiler may assume that x != x never holds.
+fn is_finite3(s: vec4<f32>) -> bool {
+    let e = bitcast<vec3<u32>>(s.xyz) & vec3<u32>(0x7f800000u);
+    return all(e != vec3<u32>(0x7f800000u));
+}
+
 fn is_valid_cell(li: i32, lj: i32, z: f32) -> bool {
     return geo.i0 + li < geo.nx && geo.j0 + lj < geo.ny && z < WALL_BED_TEST;
 }
@@ -388,6 +394,26 @@ fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) ->
         hv = 0.0;
     }
     return vec4<f32>(h, hu, hv, u.w);
+}
+
+// The run's maxima at the end of a step (time in f32: a few ms over days is plenty).
+fn track_maxima(cell: u32, s: vec4<f32>) {
+    let t = sim.t_hi + sim.t_lo + sim.dt;
+    var m = maxima[cell];
+    var speed = 0.0;
+    if (s.x > params.dry_depth) {
+        speed = sqrt(s.y * s.y + s.z * s.z) / s.x;
+    }
+    if (s.x > m.x) {
+        m.x = s.x;
+        m.w = t;
+    }
+    m.y = max(m.y, speed);
+    m.z = max(m.z, s.x * speed);
+    maxima[cell] = m;
+    if (s.x >= params.arrival_depth && arrival[cell] < 0.0) {
+        arrival[cell] = t;
+    }
 }
 
 fn wave_speed(s: vec4<f32>) -> f32 {
@@ -507,11 +533,15 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
     } else if (stage == 2u) {
         state_a[cell] = next;
         if ((params.flags & FLAG_TRACK_MAX) != 0u && valid) {
-            max_depth[cell] = max(max_depth[cell], next.x);
+            track_maxima(cell, next);
         }
     }
     if (stage != 1u && valid) {
-        note_speed(wave_speed(next));
+        let speed = wave_speed(next);
+        if (!(speed <= MAX_WAVE_SPEED) || !is_finite3(next)) {
+            atomicMax(&sim.bad_block, b + 1u);
+        }
+        note_speed(speed);
         if (next.x > 0.0) {
             atomicOr(&wg_wet, 1u);
         }

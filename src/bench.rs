@@ -114,7 +114,7 @@ radius = {radius}
 water_level = 1.0
 
 [output]
-max_depth = false
+maxima = false
 rasters = false
 png = false
 

@@ -1,7 +1,8 @@
 //! Errors and the exit codes they map to.
 //!
 //! Bad input (a scenario, raster or series the user wrote) is an [`InputError`] and exits
-//! with code 2; a missing GPU exits with 3; anything else with 1.
+//! with code 2; a missing GPU exits with 3; a run that went unstable with 4; anything else
+//! with 1.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -54,6 +55,13 @@ pub enum Error {
     NoAdapter(String),
     Gpu(String),
     Io(String),
+    /// NaN or infinity appeared in a block (local index) by time t; see `run` for the report.
+    Unstable {
+        t: f64,
+        block: u32,
+    },
+    /// The same, reported with the place and what was written.
+    Diverged(String),
 }
 
 impl Error {
@@ -62,6 +70,7 @@ impl Error {
             Error::Input(_) => 2,
             Error::NoAdapter(_) => 3,
             Error::Gpu(_) | Error::Io(_) => 1,
+            Error::Unstable { .. } | Error::Diverged(_) => 4,
         }
     }
 }
@@ -73,6 +82,13 @@ impl fmt::Display for Error {
             Error::NoAdapter(m) => write!(f, "no GPU adapter: {m}"),
             Error::Gpu(m) => write!(f, "GPU error: {m}"),
             Error::Io(m) => write!(f, "I/O error: {m}"),
+            Error::Unstable { t, block } => {
+                write!(
+                    f,
+                    "the run went unstable by t = {t:.3} s: NaN or infinity in block {block}"
+                )
+            }
+            Error::Diverged(m) => write!(f, "the run went unstable: {m}"),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The `quadflood` command line.
 
 use clap::{Parser, Subcommand};
-use quadflood::error::{Error, Result};
+use quadflood::error::{Error, InputError, Result};
 use quadflood::gpu::{device, Gpu};
 use quadflood::run::{self, Progress, RunOptions};
 use quadflood::{bench, scenario};
@@ -37,9 +37,23 @@ enum Command {
         /// the scenario's [parallel] partition.
         #[arg(long)]
         partition: Option<quadflood::partition::Method>,
+        /// Override a scenario key, e.g. --set time.end=600 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+        /// Write a checkpoint at the first output or gauge time after every SECONDS of
+        /// simulated time (the last two are kept).
+        #[arg(long, value_name = "SECONDS")]
+        checkpoint_every: Option<f64>,
+        /// Continue from a checkpoint written by this scenario (any number of ranks).
+        #[arg(long, value_name = "FILE")]
+        restart: Option<PathBuf>,
     },
     /// Check a scenario without running it.
-    Check { scenario: PathBuf },
+    Check {
+        scenario: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
     /// Draw a scenario's block grid (grid.png) and summarise it (grid.json); with
     /// --ranks, also its partition (partition.png) and what each rank holds and sends.
     Grid {
@@ -94,8 +108,21 @@ fn dispatch(command: Command) -> Result<()> {
             adapter,
             quiet,
             partition,
+            overrides,
+            checkpoint_every,
+            restart,
         } => {
-            let mut model = scenario::load(&scenario)?;
+            let mut model = scenario::load_with(&scenario, &overrides)?;
+            if let Some(file) = &restart {
+                quadflood::io::checkpoint::restore(file, &mut model)?;
+            }
+            if let Some(s) = checkpoint_every.filter(|s| !(*s > 0.0 && s.is_finite())) {
+                return Err(InputError::new(format!(
+                    "expected a positive number of seconds, found {s}"
+                ))
+                .at_key("--checkpoint-every")
+                .into());
+            }
             if let Some(method) = partition {
                 model.partition = method;
             }
@@ -107,6 +134,7 @@ fn dispatch(command: Command) -> Result<()> {
             let opts = RunOptions {
                 out_dir: out.clone(),
                 progress,
+                checkpoint_every,
             };
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
@@ -130,8 +158,11 @@ fn dispatch(command: Command) -> Result<()> {
             }
             Ok(())
         }
-        Command::Check { scenario } => {
-            let model = scenario::load(&scenario)?;
+        Command::Check {
+            scenario,
+            overrides,
+        } => {
+            let model = scenario::load_with(&scenario, &overrides)?;
             println!(
                 "{}: ok: {}x{} cells of {} m ({} blocks), {} output times to t = {} s, {} gauges, {} boundary conditions",
                 scenario.display(),

@@ -21,6 +21,8 @@ pub enum Progress {
 pub struct RunOptions {
     pub out_dir: PathBuf,
     pub progress: Progress,
+    /// Simulated seconds between checkpoints.
+    pub checkpoint_every: Option<f64>,
 }
 
 /// Totals of a finished run (also written to `summary.json`).
@@ -54,7 +56,8 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
 pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     let started = Instant::now();
-    let mut sim = Simulation::new(gpu, model)?;
+    let mut sim =
+        Simulation::new(gpu, model).map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
     let summary = drive(
         &mut sim,
         &Run {
@@ -79,11 +82,13 @@ pub fn run_ranked(
     opts: &RunOptions,
 ) -> Result<Option<Summary>> {
     let started = Instant::now();
-    let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, partition, comm)?;
+    let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, partition, comm)
+        .map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
     let root = comm.rank() == 0;
     let opts = RunOptions {
         out_dir: opts.out_dir.clone(),
         progress: if root { opts.progress } else { Progress::Quiet },
+        checkpoint_every: opts.checkpoint_every,
     };
     drive(
         &mut ranked,
@@ -108,6 +113,15 @@ struct Run<'a> {
     started: Instant,
 }
 
+/// What rank 0 writes as the run goes: maps, gauges and the mass balance.
+struct Files {
+    maps: outputs::Maps,
+    gauges: GaugeFiles,
+    balance: outputs::BalanceFile,
+    /// The last state known to be sound, for the diagnostic map if the run goes unstable.
+    last_good: Option<(f64, Fields)>,
+}
+
 /// The time loop of a run: stop at every output and gauge time, write what is due.
 fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     let (model, dir) = (run.model, &run.opts.out_dir);
@@ -117,70 +131,86 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         if summary_path.exists() {
             std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
         }
-        Some((
-            outputs::Maps::new(model),
-            GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
-        ))
+        Some(Files {
+            maps: outputs::Maps::new(model),
+            gauges: GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
+            balance: outputs::BalanceFile::create(dir, model).map_err(|e| io_err(dir, e))?,
+            last_good: None,
+        })
     } else {
         None
     };
     let mut reporter = Reporter::new(model, run.opts.progress);
     let gauge_cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
-    let sample = |sim: &dyn Stepper,
-                  files: &mut Option<(outputs::Maps, GaugeFiles)>,
-                  t: f64|
-     -> Result<()> {
-        if let (Some(values), Some((_, gauges))) = (sim.cells(&gauge_cells), files.as_mut()) {
-            gauges
-                .record(model, t, &values)
-                .map_err(|e| io_err(dir, e))?;
-        }
-        Ok(())
-    };
-    if !model.gauges.is_empty() {
-        sample(sim, &mut files, model.t_start)?;
+    if model.resume.is_none() {
+        sample_gauges(sim, &mut files, model, &gauge_cells, model.t_start, dir)?;
+        let fields = sim.fields();
+        record_balance(sim, &mut files, model, model.t_start, fields, dir)?;
     }
-    for target in targets(model) {
-        sim.advance_to(target, &mut |s| reporter.update(s))?;
-        if model.gauge_times.contains(&target) {
-            sample(sim, &mut files, target)?;
+    let stops = targets(model);
+    let checkpoints = run
+        .opts
+        .checkpoint_every
+        .map(|every| crate::io::checkpoint::times(model, &stops, every))
+        .unwrap_or_default();
+    for target in stops {
+        if let Err(e) = sim.advance_to(target, &mut |s| reporter.update(s)) {
+            return Err(unstable_report(e, model, files.as_mut(), dir));
         }
-        if model.output_times.contains(&target) && (model.write_rasters || model.write_png) {
-            if let (Some(fields), Some((maps, _))) = (sim.fields(), files.as_ref()) {
-                write_outputs(dir, model, maps, &fields, target)?;
+        if model.gauge_times.contains(&target) {
+            sample_gauges(sim, &mut files, model, &gauge_cells, target, dir)?;
+        }
+        if model.output_times.contains(&target) {
+            let fields = sim.fields();
+            if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_ref()) {
+                write_outputs(dir, model, &f.maps, fields, target)?;
             }
+            record_balance(sim, &mut files, model, target, fields, dir)?;
+        }
+        if checkpoints.contains(&target) {
+            write_checkpoint(sim, model, dir)?;
         }
     }
     reporter.finish(sim.status());
-    let fields = sim.fields();
-    let max_depth = if model.numerics.track_max_depth {
-        sim.max_depth()
-    } else {
-        fields.as_ref().map(|f| f.depth.clone())
-    };
+    let snapshot = sim.snapshot();
     let (mass_inflow, mass_outflow) = sim.edge_volumes();
     let reports = sim.rank_reports();
-    let (Some(fields), Some(max_depth), Some((maps, gauges))) = (fields, max_depth, files) else {
+    let (Some(snapshot), Some(files)) = (snapshot, files) else {
         return Ok(None);
     };
-    gauges.finish().map_err(|e| io_err(dir, e))?;
-    if model.numerics.track_max_depth {
-        outputs::write_max_depth(dir, model, &maps, &max_depth).map_err(|e| io_err(dir, e))?;
+    let grid = &model.grid;
+    let fields = fields_of(grid, &snapshot.state);
+    let mass_initial = files
+        .balance
+        .initial()
+        .unwrap_or_else(|| model.stored_volume(&model.depth));
+    files.gauges.finish().map_err(|e| io_err(dir, e))?;
+    files.balance.finish().map_err(|e| io_err(dir, e))?;
+    let max_depth = if model.numerics.track_maxima {
+        let maxima = outputs::Maxima {
+            peaks: grid.from_storage(&snapshot.resume.maxima),
+            arrival: grid.from_storage(&snapshot.resume.arrival),
+        };
+        outputs::write_maxima(dir, model, &files.maps, &maxima).map_err(|e| io_err(dir, e))?;
+        let max_depth: Vec<f32> = maxima.peaks.iter().map(|p| p[0]).collect();
         if model.write_png {
             outputs::write_depth_png(
                 dir,
                 "max_depth.png",
                 "maximum depth".into(),
                 model,
-                &maps,
+                &files.maps,
                 &max_depth,
             )
             .map_err(Error::Io)?;
         }
-    }
+        max_depth
+    } else {
+        fields.depth.clone()
+    };
     let status = sim.status().clone();
     let mut summary = Summary {
-        mass_initial: model.stored_volume(&model.depth),
+        mass_initial,
         mass_final: model.volume(&fields.depth),
         mass_inflow,
         mass_outflow,
@@ -201,6 +231,107 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     Ok(Some(summary))
 }
 
+fn fields_of(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {
+    let domain = grid.from_storage(stored);
+    Fields {
+        depth: domain.iter().map(|s| s[0]).collect(),
+        hu: domain.iter().map(|s| s[1]).collect(),
+        hv: domain.iter().map(|s| s[2]).collect(),
+    }
+}
+
+fn sample_gauges(
+    sim: &dyn Stepper,
+    files: &mut Option<Files>,
+    model: &Model,
+    cells: &[(usize, usize)],
+    t: f64,
+    dir: &Path,
+) -> Result<()> {
+    if cells.is_empty() {
+        return Ok(());
+    }
+    if let (Some(values), Some(f)) = (sim.cells(cells), files.as_mut()) {
+        f.gauges
+            .record(model, t, &values)
+            .map_err(|e| io_err(dir, e))?;
+    }
+    Ok(())
+}
+
+/// A mass-balance row at time t, from the fields just read (every rank calls this: the edge
+/// volumes are gathered from every rank).
+fn record_balance(
+    sim: &dyn Stepper,
+    files: &mut Option<Files>,
+    model: &Model,
+    t: f64,
+    fields: Option<Fields>,
+    dir: &Path,
+) -> Result<()> {
+    let (inflow, outflow) = sim.edge_volumes();
+    let rain = sim.status().rain_depth * model.valid_cells() as f64 * model.cell_area();
+    if let (Some(fields), Some(f)) = (fields, files.as_mut()) {
+        let storage = model.volume(&fields.depth);
+        f.balance
+            .record(t, inflow, outflow, rain, storage)
+            .map_err(|e| io_err(dir, e))?;
+        f.last_good = Some((t, fields));
+    }
+    Ok(())
+}
+
+fn write_checkpoint(sim: &dyn Stepper, model: &Model, dir: &Path) -> Result<()> {
+    let Some(snapshot) = sim.snapshot() else {
+        return Ok(());
+    };
+    let t = snapshot.resume.t.0 as f64 + snapshot.resume.t.1 as f64;
+    let path = dir.join(crate::io::checkpoint::file_name(t));
+    crate::io::checkpoint::write(&path, model, &snapshot).map_err(|e| {
+        io_err(
+            &path,
+            format!("{e} (the previous checkpoint, if any, is intact)"),
+        )
+    })?;
+    crate::io::checkpoint::prune(dir, 2).map_err(|e| io_err(dir, e))
+}
+
+/// Turns an unstable run into a report with the place, and writes the last sound state as
+/// a diagnostic map (on rank 0, when it holds one).
+fn unstable_report(e: Error, model: &Model, files: Option<&mut Files>, dir: &Path) -> Error {
+    let Error::Unstable { t, block } = e else {
+        return e;
+    };
+    let info = model.grid.blocks[block as usize];
+    let size = (crate::grid::BLOCK as f64) * model.cell_size * (1u64 << info.level) as f64;
+    let x0 = model.origin.0 + info.i0 as f64 * size / crate::grid::BLOCK as f64;
+    let y0 = model.origin.1 + info.j0 as f64 * size / crate::grid::BLOCK as f64;
+    let mut message = format!(
+        "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s in block {block} (level {}), x {x0:.1} to {:.1}, y {y0:.1} to {:.1}; try a smaller time.cfl or check the inputs there",
+        info.level,
+        x0 + size,
+        y0 + size
+    );
+    if let Some(Files {
+        maps,
+        last_good: Some((t_good, fields)),
+        ..
+    }) = files
+    {
+        let name = format!("diagnostic_last_good_{}", outputs::time_label(*t_good));
+        match maps.write(dir, model, &name, |c| Some(fields.depth[c] as f64)) {
+            Ok(path) => {
+                message += &format!(
+                    "; the depth of the last sound state is in {}",
+                    path.display()
+                )
+            }
+            Err(e) => message += &format!("; could not write the diagnostic map: {e}"),
+        }
+    }
+    Error::Diverged(message)
+}
+
 /// Every time the run must stop at: outputs and gauge samples, in order.
 fn targets(model: &Model) -> Vec<f64> {
     let mut t: Vec<f64> = model
@@ -208,6 +339,7 @@ fn targets(model: &Model) -> Vec<f64> {
         .iter()
         .chain(&model.gauge_times)
         .copied()
+        .filter(|&t| t > model.t_start)
         .collect();
     t.sort_by(|a, b| a.partial_cmp(b).unwrap());
     t.dedup();

@@ -53,6 +53,16 @@ fn mpirun(
     out: &Path,
     env: &[(&str, &str)],
 ) -> (Option<i32>, String, Duration) {
+    mpirun_with(ranks, scenario, out, env, &[])
+}
+
+fn mpirun_with(
+    ranks: usize,
+    scenario: &Path,
+    out: &Path,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> (Option<i32>, String, Duration) {
     let start = Instant::now();
     let mut cmd = Command::new("mpirun");
     cmd.args([
@@ -69,6 +79,7 @@ fn mpirun(
         out.to_str().unwrap(),
         "--quiet",
     ])
+    .args(extra)
     .env("XDG_RUNTIME_DIR", "/tmp");
     for (k, v) in env {
         cmd.env(k, v);
@@ -85,7 +96,7 @@ fn files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".asc") || n.ends_with(".csv"))
+        .filter(|n| [".asc", ".tif", ".csv"].iter().any(|e| n.ends_with(e)))
         .collect();
     names.sort();
     names
@@ -110,7 +121,8 @@ fn two_and_four_ranks_write_the_same_files_as_one() {
         .unwrap();
     assert!(status.success());
     let expected = files(&one);
-    assert!(expected.len() >= 7, "{expected:?}");
+    assert!(expected.len() >= 15, "{expected:?}");
+    assert!(expected.contains(&"mass_balance.csv".to_string()));
     for ranks in [2, 4] {
         let out = dir.path().join(format!("ranks{ranks}"));
         let (code, stderr, took) = mpirun(ranks, &scenario, &out, &[]);
@@ -129,6 +141,50 @@ fn two_and_four_ranks_write_the_same_files_as_one() {
         assert_eq!(summary["ranks"], ranks);
         assert_eq!(summary["per_rank"].as_array().unwrap().len(), ranks);
     }
+}
+
+#[test]
+fn a_checkpoint_of_one_rank_restarts_on_three_with_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("mpi-check.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let one = dir.path().join("one");
+    let status = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            one.to_str().unwrap(),
+            "--quiet",
+        ])
+        .args(["--checkpoint-every", "2"])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let resumed = dir.path().join("resumed");
+    std::fs::create_dir(&resumed).unwrap();
+    for name in files(&one).iter().filter(|n| n.ends_with(".csv")) {
+        std::fs::copy(one.join(name), resumed.join(name)).unwrap();
+    }
+    let checkpoint = one.join("checkpoint_0000002.0s.qfck");
+    let (code, stderr, _) = mpirun_with(
+        3,
+        &scenario,
+        &resumed,
+        &[],
+        &["--restart", checkpoint.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    // Maps from t = 4 s on, the maxima, the gauges and the mass balance.
+    for name in files(&resumed) {
+        let (a, b) = (
+            std::fs::read(one.join(&name)).unwrap(),
+            std::fs::read(resumed.join(&name)).unwrap(),
+        );
+        assert!(a == b, "{name} differs after a restart on 3 ranks");
+    }
+    assert!(resumed.join("max_depth.tif").exists() || resumed.join("max_depth.asc").exists());
 }
 
 #[test]

@@ -1,4 +1,6 @@
 pub mod ascii_grid;
+pub mod checkpoint;
+pub mod georaster;
 pub mod gridmap;
 pub mod outputs;
 pub mod quicklook;

@@ -1,9 +1,10 @@
-//! What a run writes: result rasters and quick-looks at output times, gauge series, and
-//! the run summary. Rasters are ESRI ASCII grids for now (GeoTIFF arrives with GDAL).
+//! What a run writes: result rasters and quick-looks at output times, the run's maxima,
+//! gauge series, and the run summary. Rasters are GeoTIFFs with the terrain's CRS (ESRI
+//! ASCII grids in a build without GDAL, or when the scenario asks).
 
 use crate::io::ascii_grid::{write_ascii_grid, Raster};
 use crate::io::quicklook::{write_quicklook, QuickLook};
-use crate::scenario::model::{Model, WALL_BED};
+use crate::scenario::model::{Model, RasterFormat, WALL_BED};
 use crate::solver::Fields;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -61,6 +62,29 @@ impl Maps {
         Maps { bed, valid }
     }
 
+    /// Writes `value(c)` over valid cells (nodata elsewhere) as map `name`, in the
+    /// model's raster format.
+    pub fn write(
+        &self,
+        dir: &Path,
+        model: &Model,
+        name: &str,
+        value: impl Fn(usize) -> Option<f64>,
+    ) -> std::io::Result<PathBuf> {
+        let path = dir.join(format!("{name}.{}", model.raster_format.extension()));
+        let raster = self.raster(model, value);
+        match model.raster_format {
+            RasterFormat::Ascii => write_ascii_grid(&path, &raster)?,
+            #[cfg(feature = "gdal")]
+            RasterFormat::GeoTiff => {
+                crate::io::georaster::write_geotiff(&path, &raster, model.crs.as_deref())?
+            }
+            #[cfg(not(feature = "gdal"))]
+            RasterFormat::GeoTiff => unreachable!("the scenario refuses geotiff without GDAL"),
+        }
+        Ok(path)
+    }
+
     /// A raster of `value(c)` over valid cells, nodata elsewhere.
     fn raster(&self, model: &Model, value: impl Fn(usize) -> Option<f64>) -> Raster {
         raster_of(
@@ -76,7 +100,7 @@ impl Maps {
     }
 }
 
-/// Depth, speed and water level grids at time t; returns the files written.
+/// Depth, water level, velocity (components and speed) at time t; returns the files.
 pub fn write_rasters(
     dir: &Path,
     model: &Model,
@@ -86,30 +110,56 @@ pub fn write_rasters(
 ) -> std::io::Result<Vec<PathBuf>> {
     let label = time_label(t);
     let speed = speeds(model, f);
-    let depth = maps.raster(model, |c| Some(f.depth[c] as f64));
-    let speed = maps.raster(model, |c| Some(speed[c] as f64));
-    let level = maps.raster(model, |c| {
-        (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
-    });
+    let dry = model.numerics.dry_depth as f32;
+    let velocity = |m: &[f32], c: usize| {
+        Some(if f.depth[c] > dry {
+            (m[c] / f.depth[c]) as f64
+        } else {
+            0.0
+        })
+    };
     let mut written = Vec::new();
-    for (name, raster) in [("depth", depth), ("speed", speed), ("level", level)] {
-        let path = dir.join(format!("{name}_{label}.asc"));
-        write_ascii_grid(&path, &raster)?;
-        written.push(path);
-    }
+    let mut write = |name: &str, value: &dyn Fn(usize) -> Option<f64>| -> std::io::Result<()> {
+        written.push(maps.write(dir, model, &format!("{name}_{label}"), value)?);
+        Ok(())
+    };
+    write("depth", &|c| Some(f.depth[c] as f64))?;
+    write("level", &|c| {
+        (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
+    })?;
+    write("speed", &|c| Some(speed[c] as f64))?;
+    write("u", &|c| velocity(&f.hu, c))?;
+    write("v", &|c| velocity(&f.hv, c))?;
     Ok(written)
 }
 
-/// The maximum depth over the run.
-pub fn write_max_depth(
+/// The run's maxima, finest level: (max depth, max speed, max depth x speed, time of max
+/// depth) and the arrival time (< 0 where the flood never came).
+pub struct Maxima {
+    pub peaks: Vec<[f32; 4]>,
+    pub arrival: Vec<f32>,
+}
+
+/// Maps of the run's maxima and arrival time; returns the files written.
+pub fn write_maxima(
     dir: &Path,
     model: &Model,
     maps: &Maps,
-    max_depth: &[f32],
-) -> std::io::Result<PathBuf> {
-    let path = dir.join("max_depth.asc");
-    write_ascii_grid(&path, &maps.raster(model, |c| Some(max_depth[c] as f64)))?;
-    Ok(path)
+    m: &Maxima,
+) -> std::io::Result<Vec<PathBuf>> {
+    let peak = |k: usize| move |c: usize| Some(m.peaks[c][k] as f64);
+    let wet_at = |c: usize| m.arrival[c] >= 0.0;
+    Ok(vec![
+        maps.write(dir, model, "max_depth", peak(0))?,
+        maps.write(dir, model, "max_speed", peak(1))?,
+        maps.write(dir, model, "max_hazard", peak(2))?,
+        maps.write(dir, model, "time_of_max_depth", |c| {
+            wet_at(c).then(|| m.peaks[c][3] as f64)
+        })?,
+        maps.write(dir, model, "arrival_time", |c| {
+            wet_at(c).then(|| m.arrival[c] as f64)
+        })?,
+    ])
 }
 
 /// A top-of-scale for depth maps: the next 1, 2 or 5 times a power of ten.
@@ -161,12 +211,12 @@ impl GaugeFiles {
     pub fn create(dir: &Path, model: &Model) -> std::io::Result<GaugeFiles> {
         let mut files = Vec::new();
         for g in &model.gauges {
-            let mut f = BufWriter::new(File::create(
-                dir.join(format!("gauge_{}.csv", safe_name(&g.name))),
-            )?);
-            writeln!(f, "# gauge {} at x = {} m, y = {} m", g.name, g.x, g.y)?;
-            writeln!(f, "time_s,h_m,u_m_s,v_m_s,eta_m")?;
-            files.push(f);
+            let path = dir.join(format!("gauge_{}.csv", safe_name(&g.name)));
+            let header = format!(
+                "# gauge {} at x = {} m, y = {} m\ntime_s,h_m,u_m_s,v_m_s,eta_m",
+                g.name, g.x, g.y
+            );
+            files.push(series_file(&path, &header, model)?);
         }
         Ok(GaugeFiles { files })
     }
@@ -193,6 +243,87 @@ impl GaugeFiles {
             f.flush()?;
         }
         Ok(())
+    }
+}
+
+/// A time-series CSV: new, or on a restart the earlier run's file cut at the restart time
+/// and continued, so the series reads as one run.
+fn series_file(path: &Path, header: &str, model: &Model) -> std::io::Result<BufWriter<File>> {
+    if model.resume.is_some() {
+        if let Ok(old) = std::fs::read_to_string(path) {
+            let kept: String = old
+                .lines()
+                .filter(|l| match l.split(',').next().map(str::parse::<f64>) {
+                    Some(Ok(t)) => t <= model.t_start,
+                    _ => true,
+                })
+                .map(|l| format!("{l}\n"))
+                .collect();
+            std::fs::write(path, kept)?;
+            return Ok(BufWriter::new(
+                std::fs::OpenOptions::new().append(true).open(path)?,
+            ));
+        }
+    }
+    let mut f = BufWriter::new(File::create(path)?);
+    writeln!(f, "{header}")?;
+    Ok(f)
+}
+
+/// Mass balance over time (m³): what came in, went out, fell as rain, is stored, and the
+/// error storage - (initial + in - out + rain).
+pub struct BalanceFile {
+    file: BufWriter<File>,
+    initial: Option<f64>,
+}
+
+impl BalanceFile {
+    const NAME: &'static str = "mass_balance.csv";
+
+    pub fn create(dir: &Path, model: &Model) -> std::io::Result<BalanceFile> {
+        let header = "time_s,inflow_m3,outflow_m3,rain_m3,storage_m3,error_m3,error_rel";
+        let initial = model
+            .resume
+            .as_ref()
+            .and_then(|_| Self::initial_storage_in(dir));
+        Ok(BalanceFile {
+            file: series_file(&dir.join(Self::NAME), header, model)?,
+            initial,
+        })
+    }
+
+    /// The first row's storage in an earlier run's balance file.
+    fn initial_storage_in(dir: &Path) -> Option<f64> {
+        let text = std::fs::read_to_string(dir.join(Self::NAME)).ok()?;
+        let row = text.lines().nth(1)?;
+        row.split(',').nth(4)?.parse().ok()
+    }
+
+    /// Storage at the start of the run (on a restart: of the run that was restarted).
+    pub fn initial(&self) -> Option<f64> {
+        self.initial
+    }
+
+    pub fn record(
+        &mut self,
+        t: f64,
+        inflow: f64,
+        outflow: f64,
+        rain: f64,
+        storage: f64,
+    ) -> std::io::Result<()> {
+        let initial = *self.initial.get_or_insert(storage);
+        let error = storage - (initial + inflow - outflow + rain);
+        let scale = (initial + inflow + rain).max(1e-300);
+        writeln!(
+            self.file,
+            "{t},{inflow},{outflow},{rain},{storage},{error},{}",
+            error / scale
+        )
+    }
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 

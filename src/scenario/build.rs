@@ -3,16 +3,23 @@
 
 use crate::error::InputError;
 use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
-use crate::io::ascii_grid::{read_ascii_grid, Raster};
+use crate::io::ascii_grid::Raster;
+use crate::io::georaster::{self, GeoRaster};
 use crate::scenario::fields::{Field, Shape};
-use crate::scenario::model::{BcDef, BcKind, Gauge, Limiter, Model, Numerics, Series, WALL_BED};
+use crate::scenario::model::{
+    BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Series, WALL_BED,
+};
 use crate::scenario::refine;
 use crate::scenario::series;
 use crate::scenario::spec::*;
 use std::path::{Path, PathBuf};
 
-/// Largest grid we agree to build (cells): beyond this a typo in nx is likelier than intent.
-const MAX_CELLS: usize = 4_000_000_000;
+/// Largest grid we agree to build, in finest cells (16384 × 16384). Building the model takes
+/// about 90 bytes of host memory per finest cell (24 GB here), and a uniform grid this size
+/// already fills a 4 GiB GPU state buffer, the most one Vulkan storage binding can hold;
+/// beyond it a typo in nx or cell_size is likelier than intent, and refusing it at once beats
+/// running out of memory.
+const MAX_CELLS: usize = 1 << 28;
 const MM_PER_H: f64 = 1.0 / 3.6e6;
 
 fn bad(key: &str, message: impl Into<String>) -> InputError {
@@ -25,6 +32,8 @@ pub(crate) struct Frame {
     pub ny: usize,
     pub dx: f64,
     pub origin: (f64, f64),
+    /// Coordinate reference system (WKT) of the terrain raster, when it states one.
+    pub crs: Option<String>,
 }
 
 impl Frame {
@@ -44,22 +53,54 @@ impl Frame {
         })
     }
 
-    /// Checks that a raster lies exactly on this grid.
-    fn check_matches(&self, r: &Raster, path: &Path) -> Result<(), InputError> {
-        let same = r.ncols == self.nx
-            && r.nrows == self.ny
-            && (r.cellsize - self.dx).abs() <= 1e-9 * self.dx
-            && (r.xll - self.origin.0).abs() <= 1e-6 * self.dx
-            && (r.yll - self.origin.1).abs() <= 1e-6 * self.dx;
-        if same {
-            Ok(())
-        } else {
-            Err(InputError::new(format!(
-                "expected a {}x{} grid of {} m cells from ({}, {}), found {}x{} of {} m from ({}, {})",
-                self.nx, self.ny, self.dx, self.origin.0, self.origin.1, r.ncols, r.nrows, r.cellsize, r.xll, r.yll
-            ))
-            .in_file(path))
+    /// A raster's values at the centre of every finest cell (nearest raster cell), after
+    /// checking that its CRS is the terrain's and that it covers the whole domain. NaN
+    /// where the raster has nodata.
+    pub fn sample(&self, g: &GeoRaster, path: &Path) -> Result<Vec<f64>, InputError> {
+        let fail = |m: String| InputError::new(m).in_file(path);
+        if let (Some(a), Some(b)) = (&self.crs, &g.crs) {
+            if !georaster::same_crs(a, b) {
+                return Err(fail(format!(
+                    "its CRS ({}) differs from the terrain's ({}): reproject it first (gdalwarp -t_srs)",
+                    georaster::crs_name(b),
+                    georaster::crs_name(a)
+                )));
+            }
         }
+        let r = &g.raster;
+        let (x1, y1) = (
+            self.origin.0 + self.nx as f64 * self.dx,
+            self.origin.1 + self.ny as f64 * self.dx,
+        );
+        let (rx1, ry1) = (
+            r.xll + r.ncols as f64 * r.cellsize,
+            r.yll + r.nrows as f64 * r.cellsize,
+        );
+        let slack = 1e-6 * self.dx;
+        if r.xll > self.origin.0 + slack
+            || r.yll > self.origin.1 + slack
+            || rx1 < x1 - slack
+            || ry1 < y1 - slack
+        {
+            return Err(fail(format!(
+                "it covers x {}..{}, y {}..{} but the domain is x {}..{}, y {}..{}: it must cover the whole domain",
+                r.xll, rx1, r.yll, ry1, self.origin.0, x1, self.origin.1, y1
+            )));
+        }
+        let index = |v: f64, o: f64, n: usize| {
+            (((v - o) / r.cellsize).floor().max(0.0) as usize).min(n - 1)
+        };
+        Ok(self
+            .cells()
+            .map(|(_, x, y)| {
+                let v = r.get(index(x, r.xll, r.ncols), index(y, r.yll, r.nrows));
+                if r.is_nodata(v) {
+                    f64::NAN
+                } else {
+                    v
+                }
+            })
+            .collect())
     }
 }
 
@@ -71,8 +112,18 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         &frame,
         terrain_raster.as_ref().map(|(r, p)| (r, p.as_path())),
     )?;
+    // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
-    let fine_bed: Vec<f32> = elevation.iter().map(|z| (z - datum) as f32).collect();
+    let fine_bed: Vec<f32> = elevation
+        .iter()
+        .map(|z| {
+            if z.is_nan() {
+                WALL_BED
+            } else {
+                (z - datum) as f32
+            }
+        })
+        .collect();
     let mut series_list = Vec::new();
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
     let gauges = gauges(&spec.gauges, &frame)?;
@@ -94,6 +145,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         grid,
         cell_size: frame.dx,
         origin: frame.origin,
+        crs: frame.crs.clone(),
         datum,
         bed,
         depth,
@@ -112,6 +164,8 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         gauge_times,
         write_rasters: spec.output.rasters,
         write_png: spec.output.png,
+        raster_format: raster_format(&spec.output)?,
+        resume: None,
         partition: spec
             .parallel
             .partition
@@ -120,6 +174,26 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
             .parse()
             .map_err(|m: String| bad("parallel.partition", m))?,
     })
+}
+
+fn raster_format(output: &OutputSpec) -> Result<RasterFormat, InputError> {
+    let default = if cfg!(feature = "gdal") {
+        "geotiff"
+    } else {
+        "ascii"
+    };
+    match output.format.as_deref().unwrap_or(default) {
+        "geotiff" if cfg!(feature = "gdal") => Ok(RasterFormat::GeoTiff),
+        "geotiff" => Err(bad(
+            "output.format",
+            "this build has no GDAL (feature `gdal`): use \"ascii\"",
+        )),
+        "ascii" => Ok(RasterFormat::Ascii),
+        other => Err(bad(
+            "output.format",
+            format!("expected \"geotiff\" or \"ascii\", found {other:?}"),
+        )),
+    }
 }
 
 /// Centre of each stored cell (None for padding), where initial conditions are evaluated.
@@ -147,7 +221,12 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
             ));
         }
         let path = dir.join(path);
-        let raster = read_ascii_grid(&path)?;
+        let GeoRaster { mut raster, crs } = georaster::read(&path)?;
+        // Nodata is outside the domain; as NaN it stays outside through averaging.
+        let nodata = raster.nodata;
+        for v in raster.data.iter_mut().filter(|v| nodata == Some(**v)) {
+            *v = f64::NAN;
+        }
         let dx = cell_size.unwrap_or(raster.cellsize);
         if !(dx > 0.0 && dx.is_finite()) {
             return Err(bad(
@@ -162,11 +241,21 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
             ny: cells(raster.nrows),
             dx,
             origin: (raster.xll, raster.yll),
+            crs,
         };
         if frame.nx == 0 || frame.ny == 0 {
             return Err(bad(
                 "terrain.cell_size",
                 format!("{dx} m is larger than the whole raster"),
+            ));
+        }
+        if frame.nx.saturating_mul(frame.ny) > MAX_CELLS {
+            return Err(bad(
+                "terrain.cell_size",
+                format!(
+                    "{dx} m cells make a {} x {} grid; expected at most {MAX_CELLS} cells in all",
+                    frame.nx, frame.ny
+                ),
             ));
         }
         return Ok((frame, Some((raster, path))));
@@ -198,6 +287,7 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
             ny: d.ny,
             dx: d.cell_size,
             origin: (d.origin[0], d.origin[1]),
+            crs: None,
         },
         None,
     ))
@@ -215,8 +305,11 @@ fn terrain(
         }
         TerrainSpec::Raster { .. } => {
             let (r, path) = raster.expect("raster terrain comes with its raster");
-            check_holes(r, path)?;
-            return Ok(resample(r, frame));
+            let z = resample(r, frame);
+            if z.iter().all(|v| v.is_nan()) {
+                return Err(InputError::new("every cell is nodata: no domain left").in_file(path));
+            }
+            return Ok(z);
         }
         TerrainSpec::Slope {
             elevation,
@@ -260,21 +353,6 @@ fn terrain(
         ));
     }
     Ok(z)
-}
-
-fn check_holes(r: &Raster, path: &Path) -> Result<(), InputError> {
-    // Report the first hole in file order (north row first), as a GIS shows it.
-    for row in (0..r.nrows).rev() {
-        if let Some(col) = (0..r.ncols).find(|&col| r.is_nodata(r.get(col, row))) {
-            return Err(InputError::new(format!(
-                "nodata or NaN elevation at column {}, row {} (counted from the top): the terrain must cover every cell",
-                col + 1,
-                r.nrows - row
-            ))
-            .in_file(path));
-        }
-    }
-    Ok(())
 }
 
 /// Terrain on the model grid: the raster itself when the cell sizes agree; else the mean of
@@ -377,6 +455,9 @@ fn initial(
     let mut hv = vec![0.0f32; n];
     for (c, w) in water.iter().enumerate() {
         let Some((amount, u, v)) = w else { continue };
+        if bed[c] >= WALL_BED * 0.5 {
+            continue; // outside the domain (nodata)
+        }
         depth[c] = match *amount {
             Water1::Level(level) => {
                 let (h, z) = depth_for_level((level - datum) as f32, bed[c]);
@@ -448,8 +529,7 @@ pub(crate) fn water_spec(
     }
     if let Some(r) = &spec.raster {
         let path = dir.join(&r.path);
-        let raster = read_ascii_grid(&path)?;
-        frame.check_matches(&raster, &path)?;
+        let sampled = frame.sample(&georaster::read(&path)?, &path)?;
         let as_level = match r.kind.as_str() {
             "level" => true,
             "depth" => false,
@@ -460,18 +540,8 @@ pub(crate) fn water_spec(
                 ))
             }
         };
-        // Nodata becomes NaN, so a coarse cell touching any nodata keeps its other water.
-        let fine: Vec<f32> = raster
-            .data
-            .iter()
-            .map(|&v| {
-                if raster.is_nodata(v) {
-                    f32::NAN
-                } else {
-                    v as f32
-                }
-            })
-            .collect();
+        // Nodata is NaN, so a coarse cell touching any nodata keeps its other water.
+        let fine: Vec<f32> = sampled.iter().map(|&v| v as f32).collect();
         let values = if n == fine.len() {
             fine
         } else {
@@ -617,34 +687,89 @@ pub(crate) fn friction(
     dir: &Path,
 ) -> Result<Vec<f32>, InputError> {
     let n = frame.nx * frame.ny;
-    match (&spec.manning, &spec.raster) {
-        (Some(_), Some(_)) => Err(bad("friction", "give manning or raster, not both")),
-        (Some(m), None) if !(*m >= 0.0 && m.is_finite()) => Err(bad(
-            "friction.manning",
-            format!("expected n >= 0 (s/m^(1/3)), found {m}"),
-        )),
-        (Some(m), None) => Ok(vec![*m as f32; n]),
-        (None, None) => Ok(vec![0.0; n]),
-        (None, Some(path)) => {
-            let path = dir.join(path);
-            let r = read_ascii_grid(&path)?;
-            frame.check_matches(&r, &path)?;
-            let mut out = Vec::with_capacity(n);
-            for c in 0..n {
-                let value = r.get(c % frame.nx, c / frame.nx);
-                if r.is_nodata(value) || value < 0.0 {
-                    return Err(InputError::new(format!(
-                        "expected Manning n >= 0 everywhere, found {value} at column {}, row {} from the top",
-                        c % frame.nx + 1,
-                        frame.ny - c / frame.nx
-                    ))
-                    .in_file(&path));
-                }
-                out.push(value as f32);
-            }
-            Ok(out)
-        }
+    let given = [
+        spec.manning.is_some(),
+        spec.raster.is_some(),
+        spec.landuse.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err(bad("friction", "give one of manning, raster or landuse"));
     }
+    if spec.classes.is_some() != spec.landuse.is_some() {
+        return Err(bad(
+            "friction.classes",
+            "landuse and classes go together: a land-use raster and its class -> n table",
+        ));
+    }
+    if let Some(m) = spec.manning {
+        if !(m >= 0.0 && m.is_finite()) {
+            return Err(bad(
+                "friction.manning",
+                format!("expected n >= 0 (s/m^(1/3)), found {m}"),
+            ));
+        }
+        return Ok(vec![m as f32; n]);
+    }
+    let Some(path) = spec.raster.as_ref().or(spec.landuse.as_ref()) else {
+        return Ok(vec![0.0; n]);
+    };
+    let path = dir.join(path);
+    let values = frame.sample(&georaster::read(&path)?, &path)?;
+    let table = class_table(spec.classes.as_ref())?;
+    let mut out = Vec::with_capacity(n);
+    for (c, &value) in values.iter().enumerate() {
+        let at = || {
+            format!(
+                "column {}, row {} from the top",
+                c % frame.nx + 1,
+                frame.ny - c / frame.nx
+            )
+        };
+        let n = match &table {
+            Some(table) => *table
+                .get(&(value as i64))
+                .filter(|_| value.fract() == 0.0)
+                .ok_or_else(|| {
+                    InputError::new(format!(
+                        "land-use class {value} at {} is not in friction.classes",
+                        at()
+                    ))
+                    .in_file(&path)
+                })?,
+            None => value,
+        };
+        if !(n >= 0.0 && n.is_finite()) {
+            return Err(InputError::new(format!(
+                "expected Manning n >= 0 everywhere, found {n} at {}",
+                at()
+            ))
+            .in_file(&path));
+        }
+        out.push(n as f32);
+    }
+    Ok(out)
+}
+
+/// The land-use class -> Manning n table, keyed by integer class.
+fn class_table(
+    classes: Option<&std::collections::BTreeMap<String, f64>>,
+) -> Result<Option<std::collections::HashMap<i64, f64>>, InputError> {
+    let Some(classes) = classes else {
+        return Ok(None);
+    };
+    let mut table = std::collections::HashMap::new();
+    for (class, &n) in classes {
+        let key = format!("friction.classes.{class}");
+        let id: i64 = class
+            .trim()
+            .parse()
+            .map_err(|_| bad(&key, "expected an integer land-use class as the key"))?;
+        if !(n >= 0.0 && n.is_finite()) {
+            return Err(bad(&key, format!("expected n >= 0 (s/m^(1/3)), found {n}")));
+        }
+        table.insert(id, n);
+    }
+    Ok(Some(table))
 }
 
 #[derive(Clone, Copy)]
@@ -960,7 +1085,8 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
         dry_depth,
         limiter,
         skip_dry_blocks: n.skip_dry_blocks.unwrap_or(d.skip_dry_blocks),
-        track_max_depth: spec.output.max_depth,
+        track_maxima: spec.output.maxima,
+        arrival_depth: spec.output.arrival_depth.unwrap_or(d.arrival_depth),
     })
 }
 
@@ -1057,6 +1183,7 @@ mod tests {
             ny: 3,
             dx: 2.0,
             origin: (0.0, 0.0),
+            crs: None,
         };
         let z = resample(&r, &coarse);
         // The mean of a plane over a cell is its value at the centre.
@@ -1066,6 +1193,7 @@ mod tests {
             ny: 12,
             dx: 0.5,
             origin: (0.0, 0.0),
+            crs: None,
         };
         let z = resample(&r, &fine);
         let (i, j) = (5, 7);
@@ -1079,6 +1207,7 @@ mod tests {
             ny: 6,
             dx: 1.0,
             origin: (0.0, 0.0),
+            crs: None,
         };
         assert_eq!(resample(&r, &same), r.data);
     }

@@ -14,12 +14,50 @@ use std::path::Path;
 /// Reads, checks and builds a scenario file. Errors name this file unless they concern
 /// another one (a raster, a CSV series).
 pub fn load(path: &Path) -> Result<model::Model, InputError> {
+    load_with(path, &[])
+}
+
+/// As [`load`], with `key.path=value` overrides applied over the file (`--set`), e.g.
+/// `time.end=600` or `terrain.cell_size=40`; the value is TOML (a bare word is a string).
+pub fn load_with(path: &Path, overrides: &[String]) -> Result<model::Model, InputError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::new(format!("cannot read the scenario: {e}")).in_file(path))?;
-    let spec: spec::Spec =
-        toml::from_str(&text).map_err(|e| InputError::new(e.to_string()).in_file(path))?;
+    let in_file = |e: toml::de::Error| InputError::new(e.to_string()).in_file(path);
+    // Straight from the text when nothing is overridden, so errors keep their line numbers.
+    let spec: spec::Spec = if overrides.is_empty() {
+        toml::from_str(&text).map_err(in_file)?
+    } else {
+        let mut table: toml::Table = toml::from_str(&text).map_err(in_file)?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        toml::Value::Table(table).try_into().map_err(in_file)?
+    };
     let dir = path.parent().unwrap_or(Path::new("."));
     build::build(&spec, dir).map_err(|e| if e.file.is_none() { e.in_file(path) } else { e })
+}
+
+fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), InputError> {
+    let fail = |m: &str| InputError::new(format!("--set {o:?}: {m}"));
+    let (key, raw) = o
+        .split_once('=')
+        .ok_or_else(|| fail("expected key.path=value"))?;
+    let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.trim().to_string()));
+    let parts: Vec<&str> = key.trim().split('.').collect();
+    let (last, path) = parts.split_last().ok_or_else(|| fail("empty key"))?;
+    let mut at = table;
+    for p in path {
+        at = at
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .ok_or_else(|| fail(&format!("{p} is not a table")))?;
+    }
+    at.insert(last.to_string(), value);
+    Ok(())
 }
 
 /// Parses scenario text directly (tests and tools), resolving paths against `dir`.

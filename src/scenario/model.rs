@@ -23,8 +23,10 @@ pub struct Numerics {
     pub limiter: Limiter,
     /// Launch only wet blocks and their neighbours.
     pub skip_dry_blocks: bool,
-    /// Keep the running maximum depth per cell.
-    pub track_max_depth: bool,
+    /// Keep the run's maxima (depth, speed, hazard, their times) and arrival time per cell.
+    pub track_maxima: bool,
+    /// Depth (m) at which a cell counts as reached by the flood (arrival time).
+    pub arrival_depth: f64,
 }
 
 impl Default for Numerics {
@@ -36,7 +38,8 @@ impl Default for Numerics {
             dry_depth: 1e-4,
             limiter: Limiter::Minmod,
             skip_dry_blocks: true,
-            track_max_depth: true,
+            track_maxima: true,
+            arrival_depth: 0.01,
         }
     }
 }
@@ -116,6 +119,26 @@ impl Series {
     }
 }
 
+/// Where a restarted run picks up: the GPU clock and counters exactly as they were, and
+/// the run's maxima. The state itself is the model's depth, hu, hv and bed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resume {
+    /// The GPU clock (double-f32), so the restarted run continues bit for bit.
+    pub t: (f32, f32),
+    pub steps: u64,
+    pub cell_updates: u64,
+    /// The CFL step of the last step taken: the next one follows from it exactly as it
+    /// would have (a fresh CFL scan could see the inflow forcing at another instant).
+    pub dt_cfl: f32,
+    /// Rain depth fallen so far (double-f32).
+    pub rain: (f32, f32),
+    /// Per global block: volume in and out through the domain edge (double-f32 pairs).
+    pub block_volume: Vec<[f32; 4]>,
+    /// Storage layout: (max depth, max speed, max hazard, time of max depth); arrival time.
+    pub maxima: Vec<[f32; 4]>,
+    pub arrival: Vec<f32>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Gauge {
     pub name: String,
@@ -134,6 +157,8 @@ pub struct Model {
     pub cell_size: f64,
     /// Coordinates of the domain's south-west corner.
     pub origin: (f64, f64),
+    /// Coordinate reference system (WKT) of the terrain, when it states one.
+    pub crs: Option<String>,
     /// Elevations are stored relative to this datum, so f32 keeps millimetres.
     pub datum: f64,
     /// Bed relative to the datum; [`WALL_BED`] outside the domain and in padding.
@@ -159,6 +184,25 @@ pub struct Model {
     pub write_png: bool,
     /// How blocks are shared out over ranks.
     pub partition: crate::partition::Method,
+    /// Output rasters: GeoTIFF (with the `gdal` feature) or ESRI ASCII.
+    pub raster_format: RasterFormat,
+    /// Set when the run continues from a checkpoint.
+    pub resume: Option<Resume>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RasterFormat {
+    GeoTiff,
+    Ascii,
+}
+
+impl RasterFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            RasterFormat::GeoTiff => "tif",
+            RasterFormat::Ascii => "asc",
+        }
+    }
 }
 
 impl Model {
@@ -208,22 +252,14 @@ impl Model {
 
     /// The model one rank runs: the given blocks (global ids, in local order) on `grid`.
     pub fn localize(&self, global: &[u32], grid: BlockGrid) -> Model {
-        let cells = crate::grid::CELLS_PER_BLOCK;
-        let pick = |field: &[f32]| -> Vec<f32> {
-            global
-                .iter()
-                .flat_map(|&g| {
-                    field[g as usize * cells..(g as usize + 1) * cells]
-                        .iter()
-                        .copied()
-                })
-                .collect()
-        };
+        let pick = |field: &[f32]| -> Vec<f32> { pick_blocks(field, global) };
+        let pick_cells = |field: &[[f32; 4]]| -> Vec<[f32; 4]> { pick_blocks(field, global) };
         Model {
             name: self.name.clone(),
             grid,
             cell_size: self.cell_size,
             origin: self.origin,
+            crs: self.crs.clone(),
             datum: self.datum,
             bed: pick(&self.bed),
             depth: pick(&self.depth),
@@ -243,6 +279,13 @@ impl Model {
             write_rasters: self.write_rasters,
             write_png: self.write_png,
             partition: self.partition,
+            raster_format: self.raster_format,
+            resume: self.resume.as_ref().map(|r| Resume {
+                block_volume: global.iter().map(|&g| r.block_volume[g as usize]).collect(),
+                maxima: pick_cells(&r.maxima),
+                arrival: pick(&r.arrival),
+                ..r.clone()
+            }),
         }
     }
 
@@ -259,6 +302,19 @@ impl Model {
             self.origin.1 + (j as f64 + 0.5) * self.cell_size,
         )
     }
+}
+
+/// The cells of the given blocks, in that order.
+fn pick_blocks<T: Copy>(field: &[T], blocks: &[u32]) -> Vec<T> {
+    let cells = crate::grid::CELLS_PER_BLOCK;
+    blocks
+        .iter()
+        .flat_map(|&g| {
+            field[g as usize * cells..(g as usize + 1) * cells]
+                .iter()
+                .copied()
+        })
+        .collect()
 }
 
 #[cfg(test)]

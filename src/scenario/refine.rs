@@ -25,6 +25,9 @@ struct Tiles {
     z_min: Vec<f64>,
     z_max: Vec<f64>,
     slope: Vec<f64>,
+    /// 1.0 where a tile holds both domain and nodata cells: it must be finest, so no
+    /// coarse cell averages terrain with the outside.
+    mixed: Vec<f64>,
 }
 
 impl Tiles {
@@ -39,11 +42,14 @@ impl Tiles {
             z_min: vec![f64::INFINITY; tx * ty],
             z_max: vec![f64::NEG_INFINITY; tx * ty],
             slope: vec![0.0; tx * ty],
+            mixed: vec![0.0; tx * ty],
         };
+        let mut holes = vec![0u8; tx * ty];
         for j in 0..ny {
             for i in 0..nx {
                 let k = i / BLOCK + tx * (j / BLOCK);
                 let z = elevation[i + nx * j];
+                holes[k] |= if z.is_nan() { 1 } else { 2 };
                 t.z_min[k] = t.z_min[k].min(z);
                 t.z_max[k] = t.z_max[k].max(z);
                 let mut s: f64 = 0.0;
@@ -56,13 +62,17 @@ impl Tiles {
                 t.slope[k] = t.slope[k].max(s / frame.dx);
             }
         }
+        for (m, h) in t.mixed.iter_mut().zip(holes) {
+            *m = if h == 3 { 1.0 } else { 0.0 };
+        }
         t
     }
 
     /// Tile range (inclusive start, exclusive end) of a footprint grown by `margin` cells.
     fn range(&self, f: &Footprint, margin: usize) -> (usize, usize, usize, usize) {
         let lo = |v: usize| v.saturating_sub(margin) / BLOCK;
-        let hi = |v: usize, n: usize| (v + f.size + margin).min(n).div_ceil(BLOCK);
+        // Saturating: a distance of 1e30 m is a margin of usize::MAX cells (all of the grid).
+        let hi = |v: usize, n: usize| (v + f.size).saturating_add(margin).min(n).div_ceil(BLOCK);
         (lo(f.i0), hi(f.i0, self.nx), lo(f.j0), hi(f.j0, self.ny))
     }
 
@@ -215,6 +225,11 @@ pub(crate) fn grid(
             cells(d),
         ));
     }
+    let finest = forced
+        .iter()
+        .zip(&tiles.mixed)
+        .map(|(f, m)| f.max(*m))
+        .collect();
     let criteria = Criteria {
         tiles,
         default_level,
@@ -222,7 +237,7 @@ pub(crate) fn grid(
         relief: positive(r.relief, "refinement.relief")?,
         slope: positive(r.slope, "refinement.slope")?,
         near,
-        forced,
+        forced: finest,
         origin: frame.origin,
         dx: frame.dx,
     };

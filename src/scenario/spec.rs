@@ -200,7 +200,11 @@ pub struct InitialRaster {
 #[serde(deny_unknown_fields)]
 pub struct FrictionSpec {
     pub manning: Option<f64>,
+    /// A raster of Manning n.
     pub raster: Option<PathBuf>,
+    /// A raster of integer land-use classes, with `classes` giving n per class.
+    pub landuse: Option<PathBuf>,
+    pub classes: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -300,8 +304,14 @@ pub struct OutputSpec {
     pub rasters: bool,
     #[serde(default = "yes")]
     pub png: bool,
-    #[serde(default = "yes")]
-    pub max_depth: bool,
+    /// Track the run's maxima: depth, speed, hazard (depth x speed), arrival time and time
+    /// of maximum depth.
+    #[serde(default = "yes", alias = "max_depth")]
+    pub maxima: bool,
+    /// Depth (m) at which a cell counts as reached, for the arrival-time map.
+    pub arrival_depth: Option<f64>,
+    /// "geotiff" (default with GDAL) or "ascii".
+    pub format: Option<String>,
 }
 
 fn yes() -> bool {
@@ -313,7 +323,9 @@ impl Default for OutputSpec {
         OutputSpec {
             rasters: true,
             png: true,
-            max_depth: true,
+            maxima: true,
+            arrival_depth: None,
+            format: None,
         }
     }
 }

@@ -21,8 +21,9 @@ pub mod binding {
     pub const SERIES_PTS: u32 = 13;
     pub const FORCING: u32 = 14;
     pub const BLOCK_VOLUME: u32 = 15;
-    pub const MAX_DEPTH: u32 = 16;
-    pub const COUNT: u32 = 17;
+    pub const MAXIMA: u32 = 16;
+    pub const ARRIVAL: u32 = 17;
+    pub const COUNT: u32 = 18;
 }
 
 fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {

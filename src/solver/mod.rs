@@ -12,7 +12,7 @@ pub mod ranks;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{CELLS_PER_BLOCK, NONE};
-use crate::scenario::model::{Limiter, Model};
+use crate::scenario::model::{Limiter, Model, Resume};
 use bytemuck::{Pod, Zeroable};
 use kernels::{binding, Kernels};
 use std::collections::VecDeque;
@@ -53,7 +53,7 @@ struct Params {
     one: f32,
     own_blocks: u32,
     border_blocks: u32,
-    pad: u32,
+    arrival_depth: f32,
 }
 
 #[repr(C)]
@@ -88,6 +88,7 @@ struct SimRecord {
     dispatched_border: u32,
     scan_count_border: u32,
     list_count_border: u32,
+    bad_block: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -111,6 +112,12 @@ pub struct Status {
     pub at_target: bool,
 }
 
+impl SimRecord {
+    fn clock(&self) -> (f32, f32) {
+        (self.t_hi, self.t_lo)
+    }
+}
+
 impl Status {
     fn from_record(r: &SimRecord) -> Status {
         Status {
@@ -123,6 +130,14 @@ impl Status {
             at_target: r.done == 1,
         }
     }
+}
+
+/// Everything a checkpoint holds: the state (h, hu, hv, bed) in storage layout, and the
+/// clock, counters and maxima a restart needs.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub state: Vec<[f32; 4]>,
+    pub resume: Resume,
 }
 
 /// Depth and momentum of every domain cell, row-major from the south edge.
@@ -138,7 +153,8 @@ struct Buffers {
     state_a: wgpu::Buffer,
     dispatch: wgpu::Buffer,
     block_volume: wgpu::Buffer,
-    max_depth: wgpu::Buffer,
+    maxima: wgpu::Buffer,
+    arrival: wgpu::Buffer,
     /// Every buffer of the bind group, in binding order.
     all: Vec<wgpu::Buffer>,
 }
@@ -163,6 +179,8 @@ pub struct Simulation<'g> {
     nblocks: u32,
     split: Split,
     scan_groups: u32,
+    /// Continuing from a checkpoint.
+    resumed: bool,
     status: Status,
     target: Option<f64>,
     steps_per_batch: u32,
@@ -234,6 +252,7 @@ impl<'g> Simulation<'g> {
             nblocks,
             split,
             scan_groups,
+            resumed: model.resume.is_some(),
             status: Status {
                 t: model.t_start,
                 ..Default::default()
@@ -275,7 +294,13 @@ impl<'g> Simulation<'g> {
         }
         self.gpu.queue.submit([encoder.finish()]);
         let local: Vec<SimRecord> = self.gpu.read_buffer(&self.buffers.sim, 0, 1);
-        self.set_dt_min(reduce(local[0].dt_min_bits));
+        // A restart keeps the checkpoint's CFL step: no new minimum.
+        let bits = if self.resumed {
+            INF_BITS
+        } else {
+            local[0].dt_min_bits
+        };
+        self.set_dt_min(reduce(bits));
         self.finalize_only();
         self.refresh_status()
     }
@@ -306,6 +331,12 @@ impl<'g> Simulation<'g> {
     }
 
     fn accept(&mut self, r: &SimRecord) -> Result<()> {
+        if r.bad_block != 0 {
+            return Err(Error::Unstable {
+                t: r.t_hi as f64 + r.t_lo as f64,
+                block: r.bad_block - 1,
+            });
+        }
         if !r.dt.is_finite() || !r.dt_cfl.is_finite() || !r.t_hi.is_finite() {
             return Err(Error::Gpu(format!(
                 "the solution diverged near t = {:.3} s (dt = {}): check the scenario's CFL and inputs",
@@ -491,12 +522,34 @@ impl<'g> Simulation<'g> {
         }
     }
 
-    /// The running maximum depth per domain cell.
-    pub fn read_max_depth(&self) -> Vec<f32> {
-        let stored: Vec<f32> =
-            self.gpu
-                .read_buffer(&self.buffers.max_depth, 0, self.grid.stored_cells());
-        self.grid.from_storage(&stored)
+    /// This simulation's own blocks as they stand: state, maxima, edge volumes and clock,
+    /// in storage layout.
+    pub fn read_snapshot(&self) -> Snapshot {
+        let own = self.split.own as usize;
+        let cells = own * CELLS_PER_BLOCK;
+        let r: SimRecord = self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0];
+        let tracked = self.buffers.arrival.size() as usize >= cells * 4;
+        Snapshot {
+            state: self.gpu.read_buffer(&self.buffers.state_a, 0, cells),
+            resume: Resume {
+                t: (r.t_hi, r.t_lo),
+                steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
+                dt_cfl: r.dt_cfl,
+                cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
+                rain: (r.rain_hi, r.rain_lo),
+                block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
+                maxima: if tracked {
+                    self.gpu.read_buffer(&self.buffers.maxima, 0, cells)
+                } else {
+                    Vec::new()
+                },
+                arrival: if tracked {
+                    self.gpu.read_buffer(&self.buffers.arrival, 0, cells)
+                } else {
+                    Vec::new()
+                },
+            },
+        }
     }
 
     /// (h, hu, hv) at the given domain cells, in one copy and one wait.
@@ -536,13 +589,18 @@ impl<'g> Simulation<'g> {
         let v: Vec<[f32; 4]> =
             self.gpu
                 .read_buffer(&self.buffers.block_volume, 0, self.nblocks as usize);
-        v.iter().fold((0.0, 0.0), |(vin, vout), b| {
-            (
-                vin + b[0] as f64 + b[1] as f64,
-                vout + b[2] as f64 + b[3] as f64,
-            )
-        })
+        sum_volumes(&v)
     }
+}
+
+/// Total (in, out) of per-block double-f32 edge volumes, in block order.
+fn sum_volumes(v: &[[f32; 4]]) -> (f64, f64) {
+    v.iter().fold((0.0, 0.0), |(vin, vout), b| {
+        (
+            vin + b[0] as f64 + b[1] as f64,
+            vout + b[2] as f64 + b[3] as f64,
+        )
+    })
 }
 
 fn grid_2d(count: u32) -> (u32, u32) {
@@ -572,7 +630,7 @@ fn params_of(model: &Model, own: u32, border: u32) -> Params {
     if n.skip_dry_blocks {
         flags |= FLAG_SKIP_DRY;
     }
-    if n.track_max_depth {
+    if n.track_maxima {
         flags |= FLAG_TRACK_MAX;
     }
     if n.limiter == Limiter::VanAlbada {
@@ -599,21 +657,34 @@ fn params_of(model: &Model, own: u32, border: u32) -> Params {
         one: 1.0,
         own_blocks: own,
         border_blocks: border,
-        pad: 0,
+        arrival_depth: n.arrival_depth as f32,
     }
 }
 
 fn initial_record(model: &Model, split: Split) -> SimRecord {
-    let (t_hi, t_lo) = split_f64(model.t_start);
+    let (t_hi, t_lo) = match &model.resume {
+        Some(r) => r.t,
+        None => split_f64(model.t_start),
+    };
+    let (steps, updates, rain, dt_cfl) = match &model.resume {
+        Some(r) => (r.steps, r.cell_updates, r.rain, r.dt_cfl),
+        None => (0, 0, (0.0, 0.0), model.numerics.dt_max as f32),
+    };
     SimRecord {
         t_hi,
         t_lo,
+        step_lo: steps as u32,
+        step_hi: (steps >> 32) as u32,
+        upd_lo: updates as u32,
+        upd_hi: (updates >> 32) as u32,
+        rain_hi: rain.0,
+        rain_lo: rain.1,
         dt: -1.0, // tells finalize_step that the initial scan ran, with nothing to advance
         all_active: 1,
         dispatched: split.own - split.border,
         dispatched_border: split.border,
         dt_min_bits: INF_BITS,
-        dt_cfl: model.numerics.dt_max as f32,
+        dt_cfl,
         ..Default::default()
     }
 }
@@ -629,7 +700,12 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     let g = model.numerics.gravity as f32;
     let gn2: Vec<f32> = model.manning.iter().map(|n| g * n * n).collect();
     let (meta, pts) = pack_series(model);
-    let (t_hi, t_lo) = split_f64(model.t_start);
+    let (t_hi, t_lo) = initial_record(model, split).clock();
+    let (maxima, arrival) = initial_maxima(model);
+    let block_volume = match &model.resume {
+        Some(r) => r.block_volume.clone(),
+        None => vec![[0.0f32; 4]; nb],
+    };
     let control = Control {
         target_hi: t_hi,
         target_lo: t_lo,
@@ -656,8 +732,9 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("series_meta", &meta, storage),
         gpu.buffer_with("series_pts", &pts, storage),
         gpu.buffer_with("forcing", &vec![[0.0f32; 2]; model.series.len()], storage),
-        gpu.buffer_with("block_volume", &vec![[0.0f32; 4]; nb], storage),
-        gpu.buffer_with("max_depth", &model.depth, storage),
+        gpu.buffer_with("block_volume", &block_volume, storage),
+        gpu.buffer_with("maxima", &maxima, storage),
+        gpu.buffer_with("arrival", &arrival, storage),
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
@@ -668,10 +745,42 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         state_a: pick(binding::STATE_A),
         dispatch,
         block_volume: pick(binding::BLOCK_VOLUME),
-        max_depth: pick(binding::MAX_DEPTH),
+        maxima: pick(binding::MAXIMA),
+        arrival: pick(binding::ARRIVAL),
         all: Vec::new(),
     };
     (buffers, all)
+}
+
+/// The run's maxima so far: from the checkpoint on a restart, else the initial state's.
+/// A run that tracks none gets one-element placeholders (bindings cannot be empty).
+fn initial_maxima(model: &Model) -> (Vec<[f32; 4]>, Vec<f32>) {
+    if !model.numerics.track_maxima {
+        return (vec![[0.0; 4]], vec![0.0]);
+    }
+    if let Some(r) = &model.resume {
+        return (r.maxima.clone(), r.arrival.clone());
+    }
+    let dry = model.numerics.dry_depth as f32;
+    let t = model.t_start as f32;
+    let reached = model.numerics.arrival_depth as f32;
+    let maxima = (0..model.depth.len())
+        .map(|k| {
+            let h = model.depth[k];
+            let speed = if h > dry {
+                model.hu[k].hypot(model.hv[k]) / h
+            } else {
+                0.0
+            };
+            [h, speed, h * speed, t]
+        })
+        .collect();
+    let arrival = model
+        .depth
+        .iter()
+        .map(|&h| if h >= reached { t } else { -1.0 })
+        .collect();
+    (maxima, arrival)
 }
 
 /// Wet and launched flags: own blocks get theirs from the first scan; ghosts are wet if any
@@ -708,7 +817,9 @@ pub trait Stepper {
     fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()>;
     fn status(&self) -> &Status;
     fn fields(&self) -> Option<Fields>;
-    fn max_depth(&self) -> Option<Vec<f32>>;
+    /// The whole run's state, clock and maxima in global storage layout (for checkpoints
+    /// and the maxima maps).
+    fn snapshot(&self) -> Option<Snapshot>;
     /// (h, hu, hv) at the given finest cells.
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>>;
     fn edge_volumes(&self) -> (f64, f64);
@@ -727,8 +838,8 @@ impl Stepper for Simulation<'_> {
     fn fields(&self) -> Option<Fields> {
         Some(self.read_fields())
     }
-    fn max_depth(&self) -> Option<Vec<f32>> {
-        Some(self.read_max_depth())
+    fn snapshot(&self) -> Option<Snapshot> {
+        Some(self.read_snapshot())
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
         Some(self.read_cells(cells))

@@ -8,14 +8,14 @@
 //! exactly the values it reads on one rank.
 
 use super::kernels::RankKernels;
-use super::{Fields, SimRecord, Simulation, Split, Status, Stepper};
+use super::{Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper};
 use crate::comm::Comm;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{BlockGrid, CELLS_PER_BLOCK};
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
-use crate::scenario::model::Model;
+use crate::scenario::model::{Model, Resume};
 use std::time::Instant;
 
 /// Time one rank spent waiting, by cause (seconds).
@@ -58,6 +58,8 @@ pub struct Ranked<'g, 'c> {
     global_grid: std::sync::Arc<BlockGrid>,
     /// Own blocks' cells by global storage index, for reading single cells.
     local_cell: std::collections::HashMap<u32, u32>,
+    /// Global id of each local block.
+    global_ids: Vec<u32>,
     waits: std::cell::Cell<Waits>,
     status: Status,
 }
@@ -88,7 +90,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let kernels = RankKernels::new(gpu, &sim.kernels);
         let transfer = transfer(gpu, &sim, &kernels, &local);
         let staging_sim = map_buffer(gpu, "rank status", std::mem::size_of::<SimRecord>());
-        sim.initialise_with(&mut |bits| comm.min_u32(bits))?;
+        sim.initialise_with(&mut |bits| comm.min_u32(bits))
+            .map_err(|e| match e {
+                Error::Unstable { t, block } => Error::Unstable {
+                    t,
+                    block: local.global[block as usize],
+                },
+                e => e,
+            })?;
         let global = (rank == 0).then(|| {
             let owned = (0..p.ranks)
                 .map(|r| LocalGrid::new(&model.grid, p, r).global[..p.blocks_of(r).len()].to_vec())
@@ -110,6 +119,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             global,
             global_grid: std::sync::Arc::new(model.grid.clone()),
             local_cell,
+            global_ids: local.global.clone(),
             waits: Default::default(),
             status,
         })
@@ -338,6 +348,12 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.sim.set_target(target);
         loop {
             let r = self.step()?;
+            if r.bad_block != 0 {
+                return Err(Error::Unstable {
+                    t: r.t_hi as f64 + r.t_lo as f64,
+                    block: self.global_ids[r.bad_block as usize - 1],
+                });
+            }
             if !r.dt.is_finite() || r.dt < 0.0 {
                 return Err(Error::Gpu(format!(
                     "rank {}: the solution diverged near t = {} s",
@@ -372,19 +388,47 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// Own blocks' stored values, gathered into the global layout on rank 0.
     fn gather_stored<T: bytemuck::Pod + Default>(&self, buffer: &wgpu::Buffer) -> Option<Vec<T>> {
         let own = self.sim.split.own as usize * CELLS_PER_BLOCK;
-        let mine: Vec<T> = self.sim.gpu.read_buffer(buffer, 0, own);
+        self.gather_blocks(self.sim.gpu.read_buffer(buffer, 0, own), CELLS_PER_BLOCK)
+    }
+
+    /// Every rank's per-block values (`per_block` of them for each own block), in global
+    /// block order, on rank 0.
+    fn gather_blocks<T: bytemuck::Pod + Default>(
+        &self,
+        mine: Vec<T>,
+        per_block: usize,
+    ) -> Option<Vec<T>> {
         let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
         let (grid, owned) = self.global.as_ref().expect("rank 0 holds the global grid");
-        let mut stored = vec![T::default(); grid.stored_cells()];
+        let mut stored = vec![T::default(); grid.nblocks() * per_block];
         for (bytes, blocks) in all.iter().zip(owned) {
             let values: &[T] = bytemuck::cast_slice(bytes);
             for (l, &g) in blocks.iter().enumerate() {
                 let g = g as usize;
-                stored[g * CELLS_PER_BLOCK..(g + 1) * CELLS_PER_BLOCK]
-                    .copy_from_slice(&values[l * CELLS_PER_BLOCK..(l + 1) * CELLS_PER_BLOCK]);
+                stored[g * per_block..(g + 1) * per_block]
+                    .copy_from_slice(&values[l * per_block..(l + 1) * per_block]);
             }
         }
         Some(stored)
+    }
+
+    /// The whole run's snapshot, on rank 0; every rank must call this.
+    pub fn read_snapshot(&self) -> Option<Snapshot> {
+        let mine = self.sim.read_snapshot();
+        let state = self.gather_blocks(mine.state, CELLS_PER_BLOCK);
+        let block_volume = self.gather_blocks(mine.resume.block_volume, 1);
+        let tracked = !mine.resume.arrival.is_empty();
+        let maxima = tracked.then(|| self.gather_blocks(mine.resume.maxima, CELLS_PER_BLOCK));
+        let arrival = tracked.then(|| self.gather_blocks(mine.resume.arrival, CELLS_PER_BLOCK));
+        Some(Snapshot {
+            state: state?,
+            resume: Resume {
+                block_volume: block_volume?,
+                maxima: maxima.map_or(Some(Vec::new()), |m| m)?,
+                arrival: arrival.map_or(Some(Vec::new()), |a| a)?,
+                ..mine.resume
+            },
+        })
     }
 
     /// Finest-level fields on rank 0; every rank must call this.
@@ -397,11 +441,6 @@ impl<'g, 'c> Ranked<'g, 'c> {
             hu: domain.iter().map(|s| s[1]).collect(),
             hv: domain.iter().map(|s| s[2]).collect(),
         })
-    }
-
-    pub fn read_max_depth(&self) -> Option<Vec<f32>> {
-        let stored: Vec<f32> = self.gather_stored(&self.sim.buffers.max_depth)?;
-        Some(self.global.as_ref()?.0.from_storage(&stored))
     }
 
     /// (h, hu, hv) at finest cells (i, j), on rank 0: each rank reads the ones it owns.
@@ -429,17 +468,18 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Some(out)
     }
 
-    /// Volumes in and out through the domain edge, summed over ranks.
+    /// Volumes in and out through the domain edge, summed in global block order on rank 0
+    /// (so the sum has the same bits on any number of ranks); (0, 0) on other ranks.
     pub fn edge_volumes(&self) -> (f64, f64) {
         let own = self.sim.split.own as usize;
-        let v: Vec<[f32; 4]> = self
+        let mine: Vec<[f32; 4]> = self
             .sim
             .gpu
             .read_buffer(&self.sim.buffers.block_volume, 0, own);
-        let (vin, vout) = v.iter().fold((0.0, 0.0), |(a, b), x| {
-            (a + x[0] as f64 + x[1] as f64, b + x[2] as f64 + x[3] as f64)
-        });
-        (self.comm.sum_f64(vin), self.comm.sum_f64(vout))
+        match self.gather_blocks(mine, 1) {
+            Some(all) => super::sum_volumes(&all),
+            None => (0.0, 0.0),
+        }
     }
 }
 
@@ -453,8 +493,8 @@ impl Stepper for Ranked<'_, '_> {
     fn fields(&self) -> Option<Fields> {
         self.read_fields()
     }
-    fn max_depth(&self) -> Option<Vec<f32>> {
-        self.read_max_depth()
+    fn snapshot(&self) -> Option<Snapshot> {
+        self.read_snapshot()
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
         // Every rank knows the global grid through its model; rank 0 keeps a copy.

@@ -1,0 +1,204 @@
+//! Rasters in any format GDAL reads (GeoTIFF, VRT mosaics, ...), with their coordinate
+//! reference system, and GeoTIFF outputs. ESRI ASCII grids keep their own reader, which
+//! names lines in its errors; everything else goes through GDAL (feature `gdal`).
+
+use crate::error::InputError;
+use crate::io::ascii_grid::{read_ascii_grid, Raster};
+use std::path::Path;
+
+/// A raster and its coordinate reference system (WKT), when the file states one.
+#[derive(Clone, Debug)]
+pub struct GeoRaster {
+    pub raster: Raster,
+    pub crs: Option<String>,
+}
+
+fn is_ascii_grid(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("asc"))
+}
+
+/// Reads a raster: `.asc` with quadflood's reader, anything else with GDAL.
+pub fn read(path: &Path) -> Result<GeoRaster, InputError> {
+    if is_ascii_grid(path) {
+        return Ok(GeoRaster {
+            raster: read_ascii_grid(path)?,
+            crs: None,
+        });
+    }
+    read_gdal(path)
+}
+
+/// Whether two CRSs (WKT) are the same system, whatever their spelling.
+#[cfg(feature = "gdal")]
+pub fn same_crs(a: &str, b: &str) -> bool {
+    use gdal::spatial_ref::SpatialRef;
+    match (SpatialRef::from_wkt(a), SpatialRef::from_wkt(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+#[cfg(not(feature = "gdal"))]
+pub fn same_crs(a: &str, b: &str) -> bool {
+    a == b
+}
+
+/// A CRS's short name, for messages.
+#[cfg(feature = "gdal")]
+pub fn crs_name(wkt: &str) -> String {
+    gdal::spatial_ref::SpatialRef::from_wkt(wkt)
+        .ok()
+        .and_then(|s| s.name())
+        .unwrap_or_else(|| wkt.chars().take(60).collect())
+}
+
+#[cfg(not(feature = "gdal"))]
+pub fn crs_name(wkt: &str) -> String {
+    wkt.chars().take(60).collect()
+}
+
+#[cfg(not(feature = "gdal"))]
+fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
+    Err(InputError::new("this build reads ESRI ASCII grids (.asc) only; rebuild with the `gdal` feature for other formats")
+        .in_file(path))
+}
+
+#[cfg(feature = "gdal")]
+fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
+    let fail = |m: String| InputError::new(m).in_file(path);
+    if !path.exists() {
+        return Err(fail("cannot read: No such file or directory".into()));
+    }
+    let ds = gdal::Dataset::open(path).map_err(|e| fail(format!("GDAL cannot open it: {e}")))?;
+    let (ncols, nrows) = ds.raster_size();
+    let gt = ds
+        .geo_transform()
+        .map_err(|e| fail(format!("no geotransform: {e}")))?;
+    if gt[2] != 0.0 || gt[4] != 0.0 {
+        return Err(fail("the raster is rotated (geotransform terms 2 and 4 are not 0); expected a north-up grid".into()));
+    }
+    if (gt[1] + gt[5]).abs() > 1e-9 * gt[1].abs() || gt[1] <= 0.0 {
+        return Err(fail(format!(
+            "expected square cells with north up, found pixel size {} x {}",
+            gt[1], gt[5]
+        )));
+    }
+    let crs = match ds.spatial_ref() {
+        Ok(srs) => {
+            if srs.is_geographic() {
+                return Err(fail(format!(
+                    "its CRS ({}) is geographic (degrees); quadflood needs a projected CRS in metres: reproject first, e.g. gdalwarp -t_srs EPSG:<UTM zone>",
+                    srs.name().unwrap_or_default()
+                )));
+            }
+            srs.to_wkt().ok()
+        }
+        Err(_) => None,
+    };
+    let band = ds
+        .rasterband(1)
+        .map_err(|e| fail(format!("no band 1: {e}")))?;
+    let nodata = band.no_data_value();
+    let buffer = band
+        .read_as::<f64>((0, 0), (ncols, nrows), (ncols, nrows), None)
+        .map_err(|e| fail(format!("cannot read band 1: {e}")))?;
+    let data = buffer.data();
+    let mut raster = Raster::new(
+        ncols,
+        nrows,
+        gt[0],
+        gt[3] + gt[5] * nrows as f64,
+        gt[1],
+        nodata,
+        0.0,
+    );
+    // GDAL's first row is the northern one.
+    for row in 0..nrows {
+        raster.data[row * ncols..(row + 1) * ncols]
+            .copy_from_slice(&data[(nrows - 1 - row) * ncols..(nrows - row) * ncols]);
+    }
+    Ok(GeoRaster { raster, crs })
+}
+
+/// Writes a Float32 GeoTIFF, tiled and compressed, with the CRS and nodata value.
+#[cfg(feature = "gdal")]
+pub fn write_geotiff(path: &Path, r: &Raster, crs: Option<&str>) -> std::io::Result<()> {
+    use gdal::raster::{Buffer, RasterCreationOptions};
+    let io = |e: gdal::errors::GdalError| std::io::Error::other(format!("{}: {e}", path.display()));
+    let driver = gdal::DriverManager::get_driver_by_name("GTiff").map_err(io)?;
+    let options =
+        RasterCreationOptions::from_iter(["TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3"]);
+    let tmp = path.with_extension("tif.tmp");
+    {
+        let mut ds = driver
+            .create_with_band_type_with_options::<f32, _>(&tmp, r.ncols, r.nrows, 1, &options)
+            .map_err(io)?;
+        let top = r.yll + r.cellsize * r.nrows as f64;
+        ds.set_geo_transform(&[r.xll, r.cellsize, 0.0, top, 0.0, -r.cellsize])
+            .map_err(io)?;
+        if let Some(wkt) = crs {
+            let srs = gdal::spatial_ref::SpatialRef::from_wkt(wkt).map_err(io)?;
+            ds.set_spatial_ref(&srs).map_err(io)?;
+        }
+        let mut band = ds.rasterband(1).map_err(io)?;
+        band.set_no_data_value(r.nodata).map_err(io)?;
+        let mut rows = Vec::with_capacity(r.ncols * r.nrows);
+        for row in (0..r.nrows).rev() {
+            rows.extend(
+                r.data[row * r.ncols..(row + 1) * r.ncols]
+                    .iter()
+                    .map(|&v| v as f32),
+            );
+        }
+        let mut buffer = Buffer::new((r.ncols, r.nrows), rows);
+        band.write((0, 0), (r.ncols, r.nrows), &mut buffer)
+            .map_err(io)?;
+    }
+    // Written under a temporary name and renamed: a half-written map is never left
+    // under the name of a finished one.
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(all(test, feature = "gdal"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geotiff_round_trip_keeps_crs_orientation_and_nodata() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = Raster::new(3, 2, 500000.0, 4000000.0, 10.0, Some(-9999.0), 0.0);
+        for (k, v) in r.data.iter_mut().enumerate() {
+            *v = k as f64;
+        }
+        r.data[5] = -9999.0;
+        let wkt = gdal::spatial_ref::SpatialRef::from_epsg(26911)
+            .unwrap()
+            .to_wkt()
+            .unwrap();
+        let path = dir.path().join("a.tif");
+        write_geotiff(&path, &r, Some(&wkt)).unwrap();
+        let back = read(&path).unwrap();
+        assert_eq!(back.raster.data, r.data, "row 0 stays the southern row");
+        assert_eq!(
+            (back.raster.xll, back.raster.yll, back.raster.cellsize),
+            (500000.0, 4000000.0, 10.0)
+        );
+        assert_eq!(back.raster.nodata, Some(-9999.0));
+        assert!(back.crs.unwrap().contains("UTM zone 11N"));
+    }
+
+    #[test]
+    fn geographic_crs_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Raster::new(2, 2, -120.0, 39.0, 0.001, None, 1.0);
+        let wkt = gdal::spatial_ref::SpatialRef::from_epsg(4326)
+            .unwrap()
+            .to_wkt()
+            .unwrap();
+        let path = dir.path().join("geo.tif");
+        write_geotiff(&path, &r, Some(&wkt)).unwrap();
+        let e = read(&path).unwrap_err().to_string();
+        assert!(e.contains("geo.tif") && e.contains("geographic"), "{e}");
+    }
+}

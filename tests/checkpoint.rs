@@ -1,0 +1,227 @@
+//! Checkpoint and restart: a run restarted from its checkpoint writes the same bits as the
+//! run that was never interrupted (fields, maxima, gauges, mass balance); a broken or
+//! foreign checkpoint is refused; an unstable run stops with its place and a diagnostic map.
+
+use std::path::Path;
+use std::process::Command;
+
+const SCENARIO: &str = r#"
+name = "restartable"
+
+[domain]
+cell_size = 2.0
+nx = 96
+ny = 64
+
+[refinement]
+levels = 2
+near_inflow = 10.0
+
+[terrain]
+type = "expression"
+expression = "0.002*x + 0.3*sin(y/9)"
+
+[friction]
+manning = 0.03
+
+[rain]
+rate = { time = [0.0, 20.0, 40.0], value = [0.0, 90.0, 0.0] }
+
+[[boundary.segment]]
+edge = "west"
+type = "inflow"
+from = 40.0
+to = 80.0
+discharge = { time = [0.0, 15.0, 40.0], value = [0.0, 12.0, 2.0] }
+
+[boundary]
+east = "open"
+
+[[gauge]]
+name = "mid"
+x = 100.0
+y = 60.0
+
+[time]
+end = 40.0
+output_interval = 10.0
+gauge_interval = 2.0
+
+[output]
+format = "ascii"
+png = false
+"#;
+
+fn quadflood(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .expect("run quadflood");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run(scenario: &Path, out: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let (code, stderr) = quadflood(&args);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+}
+
+fn results(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".asc") || n.ends_with(".csv"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_restarted_run_gives_the_same_bits_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("restartable.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let whole = dir.path().join("whole");
+    run(&scenario, &whole, &["--checkpoint-every", "15"]);
+    // Checkpoints fall on the first stop at or after 15 s and 30 s; the last two are kept.
+    let checkpoint = whole.join("checkpoint_0000016.0s.qfck");
+    assert!(checkpoint.exists() && whole.join("checkpoint_0000030.0s.qfck").exists());
+    // Restart into a copy of the folder as it stood (the CSVs continue from the checkpoint).
+    let resumed = dir.path().join("resumed");
+    std::fs::create_dir(&resumed).unwrap();
+    for name in results(&whole) {
+        std::fs::copy(whole.join(&name), resumed.join(&name)).unwrap();
+    }
+    for name in ["depth_0000040.0s.asc", "max_depth.asc", "arrival_time.asc"] {
+        std::fs::remove_file(resumed.join(name)).unwrap();
+    }
+    run(
+        &scenario,
+        &resumed,
+        &["--restart", checkpoint.to_str().unwrap()],
+    );
+    let names = results(&whole);
+    assert_eq!(results(&resumed), names);
+    assert!(names.len() >= 20, "{names:?}");
+    for name in &names {
+        let (a, b) = (
+            std::fs::read(whole.join(name)).unwrap(),
+            std::fs::read(resumed.join(name)).unwrap(),
+        );
+        assert!(a == b, "{name} differs after the restart");
+    }
+    let summary = |d: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap()
+    };
+    let (a, b) = (summary(&whole), summary(&resumed));
+    for key in [
+        "steps",
+        "mass_final_m3",
+        "mass_inflow_m3",
+        "mass_outflow_m3",
+        "mass_rain_m3",
+        "mass_initial_m3",
+    ] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+}
+
+#[test]
+fn a_foreign_or_truncated_checkpoint_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("restartable.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let out = dir.path().join("out");
+    run(
+        &scenario,
+        &out,
+        &["--checkpoint-every", "30", "--set", "time.end=31"],
+    );
+    let checkpoint = out.join("checkpoint_0000030.0s.qfck");
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, SCENARIO.replace("nx = 96", "nx = 80")).unwrap();
+    let (code, stderr) = quadflood(&[
+        "run",
+        other.to_str().unwrap(),
+        "--restart",
+        checkpoint.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("checkpoint_0000030.0s.qfck") && stderr.contains("another grid"),
+        "{stderr}"
+    );
+    let bytes = std::fs::read(&checkpoint).unwrap();
+    let cut = dir.path().join("cut.qfck");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, stderr) = quadflood(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--restart",
+        cut.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("cut.qfck") && stderr.contains("truncated"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unstable_run_stops_with_its_place_and_the_last_sound_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("blowup.toml");
+    // From t = 12 s the inflow brings 1e12 m³/s: the depth at the inlet explodes.
+    let text = SCENARIO
+        .replace("value = [0.0, 12.0, 2.0]", "value = [0.0, 0.0, 1e12]")
+        .replace(
+            "time = [0.0, 15.0, 40.0], value",
+            "time = [0.0, 12.0, 13.0], value",
+        );
+    std::fs::write(&scenario, text).unwrap();
+    let out = dir.path().join("out");
+    let (code, stderr) = quadflood(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 4, "{stderr}");
+    let t: f64 = stderr
+        .split("by t = ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (12.0..20.0).contains(&t) && stderr.contains("block"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("x 0.0 to"),
+        "the inlet is on the west edge: {stderr}"
+    );
+    assert!(
+        out.join("diagnostic_last_good_0000010.0s.asc").exists(),
+        "{stderr}"
+    );
+    assert!(out.join("depth_0000010.0s.asc").exists());
+    assert!(
+        !out.join("depth_0000020.0s.asc").exists(),
+        "a map of the blown-up state"
+    );
+    assert!(!out.join("summary.json").exists());
+}
