@@ -135,6 +135,22 @@ fn bad_scenarios_exit_with_code_2() {
         &hydrograph,
         &["boundary.segment[0].discharge", "times must increase"],
     );
+    // NaN and infinity are not numbers a scenario can mean.
+    let gauge = format!("{GOOD}\n[[gauge]]\nname = \"g\"\nx = nan\ny = 1.0\n");
+    refuses(d, "nan_gauge", &gauge, &["gauge[0]", "outside"]);
+    refuses(
+        d,
+        "nan_start",
+        &GOOD.replace("end = 10.0", "end = 10.0\nstart = -inf"),
+        &["time.end", "-inf"],
+    );
+    let sloped = GOOD.replace("type = \"flat\"", "type = \"slope\"\nslope_x = nan");
+    refuses(
+        d,
+        "nan_slope",
+        &sloped,
+        &["`terrain`", "not a finite elevation"],
+    );
 }
 
 #[test]

@@ -286,11 +286,22 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
             nx: d.nx,
             ny: d.ny,
             dx: d.cell_size,
-            origin: (d.origin[0], d.origin[1]),
+            origin: finite_origin(d.origin)?,
             crs: None,
         },
         None,
     ))
+}
+
+fn finite_origin(o: [f64; 2]) -> Result<(f64, f64), InputError> {
+    if o.iter().all(|v| v.is_finite()) {
+        Ok((o[0], o[1]))
+    } else {
+        Err(bad(
+            "domain.origin",
+            format!("expected finite coordinates, found {o:?}"),
+        ))
+    }
 }
 
 fn terrain(
@@ -298,11 +309,7 @@ fn terrain(
     frame: &Frame,
     raster: Option<(&Raster, &Path)>,
 ) -> Result<Vec<f64>, InputError> {
-    let field = match spec {
-        TerrainSpec::Flat { elevation } => Field::Constant(*elevation),
-        TerrainSpec::Expression { expression } => {
-            Field::parse_expression(expression, "terrain.expression")?
-        }
+    let (z, key): (Vec<f64>, &str) = match spec {
         TerrainSpec::Raster { .. } => {
             let (r, path) = raster.expect("raster terrain comes with its raster");
             let z = resample(r, frame);
@@ -311,16 +318,26 @@ fn terrain(
             }
             return Ok(z);
         }
+        TerrainSpec::Flat { elevation } => {
+            (vec![*elevation; frame.nx * frame.ny], "terrain.elevation")
+        }
+        TerrainSpec::Expression { expression } => {
+            let field = Field::parse_expression(expression, "terrain.expression")?;
+            (
+                frame.cells().map(|(_, x, y)| field.at(x, y)).collect(),
+                "terrain.expression",
+            )
+        }
         TerrainSpec::Slope {
             elevation,
             slope_x,
             slope_y,
         } => {
             let (e, sx, sy, o) = (*elevation, *slope_x, *slope_y, frame.origin);
-            return Ok(frame
+            let z = frame
                 .cells()
-                .map(|(_, x, y)| e + sx * (x - o.0) + sy * (y - o.1))
-                .collect());
+                .map(|(_, x, y)| e + sx * (x - o.0) + sy * (y - o.1));
+            (z.collect(), "terrain")
         }
         TerrainSpec::Bowl {
             center,
@@ -328,27 +345,24 @@ fn terrain(
             depth,
             elevation,
         } => {
-            if *radius <= 0.0 {
+            if !(*radius > 0.0 && radius.is_finite()) {
                 return Err(bad(
                     "terrain.radius",
                     format!("expected a positive radius, found {radius}"),
                 ));
             }
             let (c, a, h0, e) = (*center, *radius, *depth, *elevation);
-            return Ok(frame
-                .cells()
-                .map(|(_, x, y)| {
-                    let r2 = (x - c[0]).powi(2) + (y - c[1]).powi(2);
-                    e + h0 * (r2 / (a * a) - 1.0)
-                })
-                .collect());
+            let z = frame.cells().map(|(_, x, y)| {
+                let r2 = (x - c[0]).powi(2) + (y - c[1]).powi(2);
+                e + h0 * (r2 / (a * a) - 1.0)
+            });
+            (z.collect(), "terrain")
         }
     };
-    let z: Vec<f64> = frame.cells().map(|(_, x, y)| field.at(x, y)).collect();
     if let Some((c, _)) = z.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         let (x, y) = frame.centre(c % frame.nx, c / frame.nx);
         return Err(bad(
-            "terrain.expression",
+            key,
             format!("not a finite elevation at x = {x}, y = {y}"),
         ));
     }
@@ -652,7 +666,7 @@ pub(crate) fn region_shape(r: &ShapeKeys, key: &str) -> Result<Shape, InputError
     match r.shape {
         "circle" => {
             let radius = r.radius.ok_or_else(|| need("radius"))?;
-            if radius <= 0.0 {
+            if !(radius > 0.0 && radius.is_finite()) {
                 return Err(bad(
                     &format!("{key}.radius"),
                     format!("expected a positive radius, found {radius}"),
@@ -1018,7 +1032,8 @@ fn gauges(specs: &[GaugeSpec], frame: &Frame) -> Result<Vec<Gauge>, InputError> 
         .map(|(k, g)| {
             let i = ((g.x - frame.origin.0) / frame.dx).floor();
             let j = ((g.y - frame.origin.1) / frame.dx).floor();
-            if i < 0.0 || j < 0.0 || i >= frame.nx as f64 || j >= frame.ny as f64 {
+            let inside = (0.0..frame.nx as f64).contains(&i) && (0.0..frame.ny as f64).contains(&j);
+            if !inside {
                 return Err(bad(
                     &format!("gauge[{k}]"),
                     format!(
@@ -1092,7 +1107,7 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
 
 /// Output times (always ending at t_end) and gauge sample times.
 fn schedule(t: &TimeSpec, with_gauges: bool) -> Result<(Vec<f64>, Vec<f64>), InputError> {
-    if t.end <= t.start || !t.end.is_finite() || t.start.is_nan() {
+    if !(t.end > t.start && t.end.is_finite() && t.start.is_finite()) {
         return Err(bad(
             "time.end",
             format!(
