@@ -141,6 +141,11 @@ struct BcDef {
 @group(0) @binding(16) var<storage, read_write> maxima: array<vec4<f32>>;
 // Per cell: time the depth first reached params.arrival_depth; < 0 while never.
 @group(0) @binding(17) var<storage, read_write> arrival: array<f32>;
+// Sources inside the domain. [0, nblocks): per block (first entry, entry count, the wave
+// speed its sources' peak discharges impose on dt as f32 bits, 0);
+// then entries (cell in block, series, depth rate per m³/s as f32 bits, share of the
+// discharge as f32 bits), grouped by block.
+@group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;
 // Indirect dispatch arguments: [0..3) workgroups of the stage kernels on internal blocks,
 // [3..6) of the dry-map, [6..9) of the stage kernels on border blocks.
 // In a group of its own, bound only for finalize_step: a buffer may not be storage and

@@ -396,6 +396,31 @@ fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) ->
     return vec4<f32>(h, hu, hv, u.w);
 }
 
+// Depth rate (m/s) the block's sources add to cell `tid` in this stage.
+fn source_rate(b: u32, tid: u32, stage: u32) -> f32 {
+    let span = sources[b];
+    var rate = 0.0;
+    for (var k = span.x; k < span.x + span.y; k++) {
+        let s = sources[k];
+        if (s.x == tid) {
+            let f = forcing[s.y];
+            rate += select(f.x, f.y, stage == 2u) * bitcast<f32>(s.z);
+        }
+    }
+    return rate;
+}
+
+// Discharge (m³/s) of the block's sources in this stage, for the volume balance.
+fn source_discharge(span: vec4<u32>, stage: u32) -> f32 {
+    var q = 0.0;
+    for (var k = span.x; k < span.x + span.y; k++) {
+        let s = sources[k];
+        let f = forcing[s.y];
+        q += select(f.x, f.y, stage == 2u) * bitcast<f32>(s.w);
+    }
+    return q;
+}
+
 // The run's maxima at the end of a step (time in f32: a few ms over days is plenty).
 fn track_maxima(cell: u32, s: vec4<f32>) {
     let t = sim.t_hi + sim.t_lo + sim.dt;
@@ -513,10 +538,10 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
     var next = own;
     if (stage != 0u && valid) {
         let dt = sim.dt;
-        var rain = 0.0;
+        var rain = source_rate(b, tid, stage);
         if (params.rain_series != NONE) {
             let f = forcing[params.rain_series];
-            rain = select(f.x, f.y, stage == 2u);
+            rain += select(f.x, f.y, stage == 2u);
         }
         next = advance_cell(own, li, lj, dt, rain, friction[cell]);
         if (stage == 2u) {
@@ -550,12 +575,21 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
 
     // 5. Block totals.
     if (tid == 0u) {
+        let span = sources[b];
         if (stage != 1u) {
-            atomicMin(&sim.dt_min_bits, atomicLoad(&wg_dt_bits));
+            var bits = atomicLoad(&wg_dt_bits);
+            if (span.y > 0u) {
+                bits = min(bits, bitcast<u32>(geo.dx / bitcast<f32>(span.z)));
+            }
+            atomicMin(&sim.dt_min_bits, bits);
             block_flags[b] = atomicLoad(&wg_wet);
         }
-        if (stage != 0u && (info.flags & BLOCK_ON_EDGE) != 0u) {
-            let flow = edge_discharge() * (0.5 * sim.dt);
+        if (stage != 0u && ((info.flags & BLOCK_ON_EDGE) != 0u || span.y > 0u)) {
+            var flow = vec2<f32>(source_discharge(span, stage), 0.0);
+            if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+                flow += edge_discharge();
+            }
+            flow *= 0.5 * sim.dt;
             var acc = block_volume[b];
             let vin = df_add(acc.xy, flow.x, params.one);
             let vout = df_add(acc.zw, flow.y, params.one);

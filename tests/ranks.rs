@@ -51,6 +51,15 @@ manning = 0.02
 [boundary]
 east = "open"
 
+# A point source and a line source across the partition.
+[[source]]
+point = [200.5, 150.5]
+discharge = { time = [0.0, 10.0], value = [5.0, 20.0] }
+
+[[source]]
+line = [[90.0, 20.0], [230.0, 60.0]]
+discharge = 30.0
+
 [[boundary.segment]]
 edge = "south"
 type = "inflow"

@@ -7,7 +7,7 @@ use crate::io::ascii_grid::Raster;
 use crate::io::georaster::{self, GeoRaster};
 use crate::scenario::fields::{Field, Shape};
 use crate::scenario::model::{
-    BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Series, WALL_BED,
+    BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Series, SourceCell, WALL_BED,
 };
 use crate::scenario::refine;
 use crate::scenario::series;
@@ -127,8 +127,10 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let mut series_list = Vec::new();
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
     let gauges = gauges(&spec.gauges, &frame)?;
+    let source_cells = sources(&spec.sources, &frame, &elevation, dir, &mut series_list)?;
     let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
+    let sources = stored_sources(&mut grid, &source_cells);
     // Coarse cells take the mean of the finest terrain they cover.
     let mut bed = grid.to_storage(&fine_bed, WALL_BED);
     let points = storage_points(&grid, &frame);
@@ -157,6 +159,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         series: series_list,
         rain_series,
         gauges,
+        sources,
         numerics,
         t_start: spec.time.start,
         t_end: spec.time.end,
@@ -980,6 +983,147 @@ fn segment_def(
             format!("expected \"inflow\", \"stage\", \"open\" or \"wall\", found {other:?}"),
         )),
     }
+}
+
+/// Finest cells of one source and the series that feeds it.
+struct SourceCells {
+    series: u32,
+    cells: Vec<(usize, usize)>,
+}
+
+/// Where each `[[source]]` puts its water: the cell under a point, the cells a line
+/// crosses, or the cells whose centres lie in a polygon.
+fn sources(
+    specs: &[SourceSpec],
+    frame: &Frame,
+    elevation: &[f64],
+    dir: &Path,
+    series_list: &mut Vec<Series>,
+) -> Result<Vec<SourceCells>, InputError> {
+    let mut out = Vec::new();
+    for (k, s) in specs.iter().enumerate() {
+        let key = format!("source[{k}]");
+        let cells = match (&s.point, &s.line, &s.polygon) {
+            (Some(p), None, None) => vec![cell_at(frame, *p, &format!("{key}.point"))?],
+            (None, Some(line), None) => line_cells(frame, line, &format!("{key}.line"))?,
+            (None, None, Some(points)) => polygon_cells(frame, points, &format!("{key}.polygon"))?,
+            _ => return Err(bad(&key, "give one of point, line or polygon")),
+        };
+        if let Some(&(i, j)) = cells
+            .iter()
+            .find(|&&(i, j)| elevation[i + frame.nx * j].is_nan())
+        {
+            let (x, y) = frame.centre(i, j);
+            return Err(bad(
+                &key,
+                format!("the cell at ({x}, {y}) is nodata, outside the domain"),
+            ));
+        }
+        let series = series::load(&s.discharge, &format!("{key}.discharge"), dir, 1.0)?;
+        if series.values.iter().any(|&v| v < 0.0) {
+            return Err(bad(
+                &format!("{key}.discharge"),
+                "expected discharge >= 0 m³/s",
+            ));
+        }
+        series_list.push(series);
+        out.push(SourceCells {
+            series: (series_list.len() - 1) as u32,
+            cells,
+        });
+    }
+    Ok(out)
+}
+
+/// The finest cell holding map point p.
+fn cell_at(frame: &Frame, p: [f64; 2], key: &str) -> Result<(usize, usize), InputError> {
+    let i = ((p[0] - frame.origin.0) / frame.dx).floor();
+    let j = ((p[1] - frame.origin.1) / frame.dx).floor();
+    if (0.0..frame.nx as f64).contains(&i) && (0.0..frame.ny as f64).contains(&j) {
+        Ok((i as usize, j as usize))
+    } else {
+        Err(bad(
+            key,
+            format!("({}, {}) lies outside the domain", p[0], p[1]),
+        ))
+    }
+}
+
+/// Cells a polyline crosses, each once, walked in steps of a quarter cell.
+fn line_cells(
+    frame: &Frame,
+    line: &[[f64; 2]],
+    key: &str,
+) -> Result<Vec<(usize, usize)>, InputError> {
+    if line.len() < 2 {
+        return Err(bad(key, "expected at least two points"));
+    }
+    let mut cells = vec![cell_at(frame, line[0], key)?];
+    for w in line.windows(2) {
+        let length = ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt();
+        let steps = (4.0 * length / frame.dx).ceil().max(1.0) as usize;
+        for s in 1..=steps {
+            let f = s as f64 / steps as f64;
+            let p = [
+                w[0][0] + f * (w[1][0] - w[0][0]),
+                w[0][1] + f * (w[1][1] - w[0][1]),
+            ];
+            let c = cell_at(frame, p, key)?;
+            if !cells.contains(&c) {
+                cells.push(c);
+            }
+        }
+    }
+    Ok(cells)
+}
+
+fn polygon_cells(
+    frame: &Frame,
+    points: &[[f64; 2]],
+    key: &str,
+) -> Result<Vec<(usize, usize)>, InputError> {
+    if points.len() < 3 || points.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(bad(key, "expected at least three finite vertices"));
+    }
+    let shape = Shape::Polygon {
+        points: points.to_vec(),
+    };
+    let cells: Vec<(usize, usize)> = frame
+        .cells()
+        .filter(|&(_, x, y)| shape.contains(x, y))
+        .map(|(c, _, _)| (c % frame.nx, c / frame.nx))
+        .collect();
+    if cells.is_empty() {
+        return Err(bad(key, "the polygon holds no cell centre of the domain"));
+    }
+    Ok(cells)
+}
+
+/// Source cells in storage layout: each finest cell carries an equal share of its
+/// source, and a coarse cell the sum of the shares it covers. Their blocks are launched
+/// every step.
+fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCell> {
+    let mut out: Vec<SourceCell> = Vec::new();
+    for s in sources {
+        let share = 1.0 / s.cells.len() as f64;
+        for &(i, j) in &s.cells {
+            let cell = grid.storage_index(i, j);
+            let b = grid.block_of_cell(i, j);
+            grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
+            match out
+                .iter_mut()
+                .find(|o| o.cell == cell && o.series == s.series)
+            {
+                Some(o) => o.fraction += share,
+                None => out.push(SourceCell {
+                    cell,
+                    series: s.series,
+                    fraction: share,
+                }),
+            }
+        }
+    }
+    out
 }
 
 /// Blocks that hold an inflow or stage edge cell are launched every step, dry or not.

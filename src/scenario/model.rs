@@ -139,6 +139,16 @@ pub struct Resume {
     pub arrival: Vec<f32>,
 }
 
+/// A share of a discharge series that enters one stored cell (sources inside the domain).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SourceCell {
+    /// Stored cell (global storage index).
+    pub cell: usize,
+    pub series: u32,
+    /// Share of the series' discharge that enters this cell.
+    pub fraction: f64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Gauge {
     pub name: String,
@@ -175,6 +185,8 @@ pub struct Model {
     /// Rain rate series, in m/s.
     pub rain_series: Option<u32>,
     pub gauges: Vec<Gauge>,
+    /// Point, line and polygon sources, cell by cell (storage layout of this model).
+    pub sources: Vec<SourceCell>,
     pub numerics: Numerics,
     pub t_start: f64,
     pub t_end: f64,
@@ -271,6 +283,7 @@ impl Model {
             series: self.series.clone(),
             rain_series: self.rain_series,
             gauges: self.gauges.clone(),
+            sources: local_sources(&self.sources, global),
             numerics: self.numerics.clone(),
             t_start: self.t_start,
             t_end: self.t_end,
@@ -302,6 +315,26 @@ impl Model {
             self.origin.1 + (j as f64 + 0.5) * self.cell_size,
         )
     }
+}
+
+/// Sources in the given blocks, renumbered to their local storage.
+fn local_sources(sources: &[SourceCell], blocks: &[u32]) -> Vec<SourceCell> {
+    let cells = crate::grid::CELLS_PER_BLOCK;
+    let local: std::collections::HashMap<usize, usize> = blocks
+        .iter()
+        .enumerate()
+        .map(|(l, &g)| (g as usize, l))
+        .collect();
+    sources
+        .iter()
+        .filter_map(|s| {
+            let l = local.get(&(s.cell / cells))?;
+            Some(SourceCell {
+                cell: l * cells + s.cell % cells,
+                ..*s
+            })
+        })
+        .collect()
 }
 
 /// The cells of the given blocks, in that order.

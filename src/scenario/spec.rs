@@ -21,6 +21,10 @@ pub struct Spec {
     pub rain: Option<RainSpec>,
     #[serde(default, rename = "gauge")]
     pub gauges: Vec<GaugeSpec>,
+    /// Discharges into the domain away from its edges: at a point, along a line, or over a
+    /// polygon.
+    #[serde(default, rename = "source")]
+    pub sources: Vec<SourceSpec>,
     pub time: TimeSpec,
     #[serde(default)]
     pub numerics: NumericsSpec,
@@ -265,6 +269,17 @@ pub struct SeriesCsv {
 pub struct RainSpec {
     /// mm/h.
     pub rate: SeriesSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    pub name: Option<String>,
+    /// m³/s, spread evenly over the cells the source covers.
+    pub discharge: SeriesSpec,
+    pub point: Option<[f64; 2]>,
+    pub line: Option<Vec<[f64; 2]>>,
+    pub polygon: Option<Vec<[f64; 2]>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -23,7 +23,8 @@ pub mod binding {
     pub const BLOCK_VOLUME: u32 = 15;
     pub const MAXIMA: u32 = 16;
     pub const ARRIVAL: u32 = 17;
-    pub const COUNT: u32 = 18;
+    pub const SOURCES: u32 = 18;
+    pub const COUNT: u32 = 19;
 }
 
 fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
@@ -47,7 +48,7 @@ fn is_read_only(b: u32) -> bool {
     use binding::*;
     matches!(
         b,
-        FRICTION | BLOCKS | NEIGHBOURS | BC_EDGE | BC_DEFS | SERIES_META | SERIES_PTS
+        FRICTION | BLOCKS | NEIGHBOURS | BC_EDGE | BC_DEFS | SERIES_META | SERIES_PTS | SOURCES
     )
 }
 

@@ -735,6 +735,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("block_volume", &block_volume, storage),
         gpu.buffer_with("maxima", &maxima, storage),
         gpu.buffer_with("arrival", &arrival, storage),
+        gpu.buffer_with("sources", &source_table(model), storage),
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
@@ -750,6 +751,50 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         all: Vec::new(),
     };
     (buffers, all)
+}
+
+/// The `sources` table the stage kernel reads (see `shaders/common.wgsl`).
+fn source_table(model: &Model) -> Vec<[u32; 4]> {
+    let nb = model.grid.nblocks();
+    let mut by_block: Vec<Vec<[u32; 4]>> = vec![Vec::new(); nb];
+    let mut speed = vec![0.0f64; nb];
+    for s in &model.sources {
+        let (b, c) = (s.cell / CELLS_PER_BLOCK, s.cell % CELLS_PER_BLOCK);
+        let width = model.cell_size * model.grid.cell_footprint(s.cell).2 as f64;
+        let rate = s.fraction / (width * width);
+        by_block[b].push([
+            c as u32,
+            s.series,
+            (rate as f32).to_bits(),
+            (s.fraction as f32).to_bits(),
+        ]);
+        let peak = model.series[s.series as usize]
+            .values
+            .iter()
+            .cloned()
+            .fold(0.0, f64::max);
+        speed[b] = speed[b].max(source_speed(rate * peak, width, model.numerics.gravity));
+    }
+    let mut table = Vec::with_capacity(nb + model.sources.len());
+    let mut next = nb as u32;
+    for (entries, speed) in by_block.iter().zip(speed) {
+        table.push([next, entries.len() as u32, (speed as f32).to_bits(), 0]);
+        next += entries.len() as u32;
+    }
+    table.extend(by_block.into_iter().flatten());
+    table
+}
+
+/// The wave speed a step must respect where a source pours `rate` (m/s of depth) into a
+/// cell of `width` m: in a step dt the cell fills to depth rate dt, whose gravity wave
+/// must cross at most one cell, dt sqrt(g rate dt) <= width. Without this bound a dry
+/// domain would take steps of dt_max while a source floods one cell.
+fn source_speed(rate: f64, width: f64, g: f64) -> f64 {
+    if rate <= 0.0 {
+        return 0.0;
+    }
+    let dt = (width / (g * rate).sqrt()).powf(2.0 / 3.0);
+    width / dt
 }
 
 /// The run's maxima so far: from the checkpoint on a restart, else the initial state's.
