@@ -117,6 +117,7 @@ struct Run<'a> {
 struct Files {
     maps: outputs::Maps,
     gauges: GaugeFiles,
+    sections: outputs::SectionFiles,
     balance: outputs::BalanceFile,
     /// The last state known to be sound, for the diagnostic map if the run goes unstable.
     last_good: Option<(f64, Fields)>,
@@ -134,6 +135,7 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         Some(Files {
             maps: outputs::Maps::new(model),
             gauges: GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
+            sections: outputs::SectionFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
             balance: outputs::BalanceFile::create(dir, model).map_err(|e| io_err(dir, e))?,
             last_good: None,
         })
@@ -141,9 +143,9 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         None
     };
     let mut reporter = Reporter::new(model, run.opts.progress);
-    let gauge_cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
+    let probes = Probes::new(model);
     if model.resume.is_none() {
-        sample_gauges(sim, &mut files, model, &gauge_cells, model.t_start, dir)?;
+        sample_gauges(sim, &mut files, model, &probes, model.t_start, dir)?;
         let fields = sim.fields();
         record_balance(sim, &mut files, model, model.t_start, fields, dir)?;
     }
@@ -158,7 +160,7 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
             return Err(unstable_report(e, model, files.as_mut(), dir));
         }
         if model.gauge_times.contains(&target) {
-            sample_gauges(sim, &mut files, model, &gauge_cells, target, dir)?;
+            sample_gauges(sim, &mut files, model, &probes, target, dir)?;
         }
         if model.output_times.contains(&target) {
             let fields = sim.fields();
@@ -185,6 +187,7 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         .initial()
         .unwrap_or_else(|| model.stored_volume(&model.depth));
     files.gauges.finish().map_err(|e| io_err(dir, e))?;
+    files.sections.finish().map_err(|e| io_err(dir, e))?;
     files.balance.finish().map_err(|e| io_err(dir, e))?;
     let max_depth = if model.numerics.track_maxima {
         let maxima = outputs::Maxima {
@@ -240,20 +243,68 @@ fn fields_of(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {
     }
 }
 
+/// The cells read at gauge times: the gauges', then every cell a cross-section samples,
+/// each once.
+struct Probes {
+    cells: Vec<(usize, usize)>,
+    /// Per section: (index into `cells`, normal times length) per sample.
+    sections: Vec<Vec<(usize, [f64; 2])>>,
+}
+
+impl Probes {
+    fn new(model: &Model) -> Probes {
+        let mut cells: Vec<(usize, usize)> = model.gauges.iter().map(|g| g.cell).collect();
+        let mut index = std::collections::HashMap::new();
+        let sections = model
+            .sections
+            .iter()
+            .map(|s| {
+                s.samples
+                    .iter()
+                    .map(|&(cell, w)| {
+                        let k = *index.entry(cell).or_insert_with(|| {
+                            cells.push(cell);
+                            cells.len() - 1
+                        });
+                        (k, w)
+                    })
+                    .collect()
+            })
+            .collect();
+        Probes { cells, sections }
+    }
+
+    /// Discharge through each section from the probed (h, hu, hv).
+    fn discharges(&self, values: &[[f32; 3]]) -> Vec<f64> {
+        self.sections
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|&(k, w)| values[k][1] as f64 * w[0] + values[k][2] as f64 * w[1])
+                    .sum()
+            })
+            .collect()
+    }
+}
+
 fn sample_gauges(
     sim: &dyn Stepper,
     files: &mut Option<Files>,
     model: &Model,
-    cells: &[(usize, usize)],
+    probes: &Probes,
     t: f64,
     dir: &Path,
 ) -> Result<()> {
-    if cells.is_empty() {
+    if probes.cells.is_empty() {
         return Ok(());
     }
-    if let (Some(values), Some(f)) = (sim.cells(cells), files.as_mut()) {
+    if let (Some(values), Some(f)) = (sim.cells(&probes.cells), files.as_mut()) {
+        let gauges = &values[..model.gauges.len()];
         f.gauges
-            .record(model, t, &values)
+            .record(model, t, gauges)
+            .map_err(|e| io_err(dir, e))?;
+        f.sections
+            .record(t, &probes.discharges(&values))
             .map_err(|e| io_err(dir, e))?;
     }
     Ok(())

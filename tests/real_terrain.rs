@@ -121,6 +121,17 @@ fn sagehen_rain_maps_open_in_gdal_with_the_dem_georeferencing() {
         last[3]
     );
     assert!(last[6].abs() < 1e-5, "mass error {}", last[6]);
+    let outlet = std::fs::read_to_string(out.join("section_outlet.csv")).unwrap();
+    let q: f64 = outlet
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(q.is_finite() && q >= 0.0, "outlet discharge {q}");
 }
 
 /// An ESRI ASCII terrain with a nodata notch: 40 x 24 cells of 1 m.

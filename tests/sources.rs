@@ -88,7 +88,9 @@ fn a_source_outside_the_domain_or_without_a_place_is_refused() {
         ),
     ] {
         let text = SCENARIO.replace("point = [20.5, 20.5]", bad);
-        let e = quadflood::scenario::from_str(&text, std::path::Path::new(".")).unwrap_err();
+        let Err(e) = quadflood::scenario::from_str(&text, std::path::Path::new(".")) else {
+            panic!("a misplaced source is an error");
+        };
         assert_eq!(e.key.as_deref(), Some(key), "{bad}: {e}");
     }
 }

@@ -246,6 +246,41 @@ impl GaugeFiles {
     }
 }
 
+/// One CSV per cross-section: time_s, discharge_m3s (positive to the left of the line).
+pub struct SectionFiles {
+    files: Vec<BufWriter<File>>,
+}
+
+impl SectionFiles {
+    pub fn create(dir: &Path, model: &Model) -> std::io::Result<SectionFiles> {
+        let mut files = Vec::new();
+        for s in &model.sections {
+            let path = dir.join(format!("section_{}.csv", safe_name(&s.name)));
+            let header = format!(
+                "# cross-section {}: discharge positive to the left of the line's direction\ntime_s,discharge_m3s",
+                s.name
+            );
+            files.push(series_file(&path, &header, model)?);
+        }
+        Ok(SectionFiles { files })
+    }
+
+    /// Appends one discharge per section.
+    pub fn record(&mut self, t: f64, discharges: &[f64]) -> std::io::Result<()> {
+        for (f, q) in self.files.iter_mut().zip(discharges) {
+            writeln!(f, "{t},{q}")?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> std::io::Result<()> {
+        for mut f in self.files {
+            f.flush()?;
+        }
+        Ok(())
+    }
+}
+
 /// A time-series CSV: new, or on a restart the earlier run's file cut at the restart time
 /// and continued, so the series reads as one run.
 fn series_file(path: &Path, header: &str, model: &Model) -> std::io::Result<BufWriter<File>> {

@@ -7,7 +7,8 @@ use crate::io::ascii_grid::Raster;
 use crate::io::georaster::{self, GeoRaster};
 use crate::scenario::fields::{Field, Shape};
 use crate::scenario::model::{
-    BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Series, SourceCell, WALL_BED,
+    BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Section, Series, SourceCell,
+    WALL_BED,
 };
 use crate::scenario::refine;
 use crate::scenario::series;
@@ -141,7 +142,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         None => None,
     };
     let numerics = numerics(spec)?;
-    let (output_times, gauge_times) = schedule(&spec.time, !gauges.is_empty())?;
+    let sections = sections(&spec.sections, &frame)?;
+    let (output_times, gauge_times) =
+        schedule(&spec.time, !gauges.is_empty() || !sections.is_empty())?;
     Ok(Model {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         grid,
@@ -160,6 +163,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         rain_series,
         gauges,
         sources,
+        sections,
         numerics,
         t_start: spec.time.start,
         t_end: spec.time.end,
@@ -1030,6 +1034,40 @@ fn sources(
         out.push(SourceCells {
             series: (series_list.len() - 1) as u32,
             cells,
+        });
+    }
+    Ok(out)
+}
+
+/// Cross-sections sampled every quarter cell: each sample carries its cell and its share
+/// of the line as its left-hand normal times length (so a line drawn from the left bank to
+/// the right bank, looking downstream, counts the downstream flow as positive).
+fn sections(specs: &[SectionSpec], frame: &Frame) -> Result<Vec<Section>, InputError> {
+    let mut out = Vec::new();
+    for (k, s) in specs.iter().enumerate() {
+        let key = format!("cross_section[{k}].line");
+        if s.line.len() < 2 {
+            return Err(bad(&key, "expected at least two points"));
+        }
+        let mut samples = Vec::new();
+        for w in s.line.windows(2) {
+            let (dx, dy) = (w[1][0] - w[0][0], w[1][1] - w[0][1]);
+            let length = (dx * dx + dy * dy).sqrt();
+            if length.is_nan() || length <= 0.0 {
+                return Err(bad(&key, "expected distinct, finite points"));
+            }
+            let n = (4.0 * length / frame.dx).ceil() as usize;
+            let ds = length / n as f64;
+            let normal = [-dy / length * ds, dx / length * ds];
+            for m in 0..n {
+                let f = (m as f64 + 0.5) / n as f64;
+                let p = [w[0][0] + f * dx, w[0][1] + f * dy];
+                samples.push((cell_at(frame, p, &key)?, normal));
+            }
+        }
+        out.push(Section {
+            name: s.name.clone(),
+            samples,
         });
     }
     Ok(out)

@@ -149,6 +149,15 @@ pub struct SourceCell {
     pub fraction: f64,
 }
 
+/// A line across which discharge is recorded: Q = sum over samples of
+/// (hu, hv) at the sample's cell dotted with its weight (left-hand normal times length).
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub name: String,
+    /// Finest cell of each sample and (n_x ds, n_y ds) in metres.
+    pub samples: Vec<((usize, usize), [f64; 2])>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Gauge {
     pub name: String,
@@ -187,6 +196,7 @@ pub struct Model {
     pub gauges: Vec<Gauge>,
     /// Point, line and polygon sources, cell by cell (storage layout of this model).
     pub sources: Vec<SourceCell>,
+    pub sections: Vec<Section>,
     pub numerics: Numerics,
     pub t_start: f64,
     pub t_end: f64,
@@ -284,6 +294,7 @@ impl Model {
             rain_series: self.rain_series,
             gauges: self.gauges.clone(),
             sources: local_sources(&self.sources, global),
+            sections: self.sections.clone(),
             numerics: self.numerics.clone(),
             t_start: self.t_start,
             t_end: self.t_end,

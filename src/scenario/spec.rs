@@ -25,6 +25,9 @@ pub struct Spec {
     /// polygon.
     #[serde(default, rename = "source")]
     pub sources: Vec<SourceSpec>,
+    /// Lines across which the discharge is recorded at gauge times.
+    #[serde(default, rename = "cross_section")]
+    pub sections: Vec<SectionSpec>,
     pub time: TimeSpec,
     #[serde(default)]
     pub numerics: NumericsSpec,
@@ -280,6 +283,14 @@ pub struct SourceSpec {
     pub point: Option<[f64; 2]>,
     pub line: Option<Vec<[f64; 2]>>,
     pub polygon: Option<Vec<[f64; 2]>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SectionSpec {
+    pub name: String,
+    /// A polyline; discharge counts positive to the left of its direction.
+    pub line: Vec<[f64; 2]>,
 }
 
 #[derive(Debug, Deserialize)]
