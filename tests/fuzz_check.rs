@@ -125,7 +125,7 @@ edge = "west"
 type = "inflow"
 from = -30.0
 to = 0.0
-discharge = { csv = "q.csv", time_column = "time_s", value_column = "q_m3s" }
+discharge = { csv = "q.csv", time_column = "time_s", value_column = "q_m3s", time_unit = "s", unit = "m3/s" }
 
 [[boundary.segment]]
 edge = "north"
@@ -135,7 +135,7 @@ to = 160.0
 level = { time = [0.0, 30.0], value = [1.5, 1.8] }
 
 [rain]
-rate = { csv = "rain.csv" }
+rate = { csv = "rain.csv", time_unit = "min", unit = "mm/h" }
 
 [[gauge]]
 name = "inlet"
@@ -184,7 +184,7 @@ raster = "n.asc"
 [[boundary.segment]]
 edge = "south"
 type = "stage"
-level = { csv = "tide.csv", time_column = "seconds", value_column = "level_m" }
+level = { csv = "tide.csv", time_column = "seconds", value_column = "level_m", time_unit = "s", unit = "m" }
 
 [time]
 end = 100.0

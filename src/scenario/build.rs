@@ -11,7 +11,7 @@ use crate::scenario::model::{
     WALL_BED,
 };
 use crate::scenario::refine;
-use crate::scenario::series;
+use crate::scenario::series::{self, Quantity};
 use crate::scenario::spec::*;
 use std::path::{Path, PathBuf};
 
@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 /// beyond it a typo in nx or cell_size is likelier than intent, and refusing it at once beats
 /// running out of memory.
 const MAX_CELLS: usize = 1 << 28;
-const MM_PER_H: f64 = 1.0 / 3.6e6;
 
 fn bad(key: &str, message: impl Into<String>) -> InputError {
     InputError::new(message).at_key(key)
@@ -927,8 +926,8 @@ fn segment_def(
     dir: &Path,
     series_list: &mut Vec<Series>,
 ) -> Result<BcDef, InputError> {
-    let mut add = |spec: &SeriesSpec, k: &str| -> Result<u32, InputError> {
-        series_list.push(series::load(spec, k, dir, 1.0)?);
+    let mut add = |spec: &SeriesSpec, k: &str, q: Quantity| -> Result<u32, InputError> {
+        series_list.push(series::load(spec, k, dir, q)?);
         Ok((series_list.len() - 1) as u32)
     };
     let unused = match seg.kind.as_str() {
@@ -952,7 +951,7 @@ fn segment_def(
                 .discharge
                 .as_ref()
                 .ok_or_else(|| bad(key, "an inflow segment needs `discharge` (m³/s)"))?;
-            let id = add(q, &format!("{key}.discharge"))?;
+            let id = add(q, &format!("{key}.discharge"), Quantity::Discharge)?;
             if series_list[id as usize].values.iter().any(|&v| v < 0.0) {
                 return Err(bad(
                     &format!("{key}.discharge"),
@@ -972,7 +971,7 @@ fn segment_def(
                 .level
                 .as_ref()
                 .ok_or_else(|| bad(key, "a stage segment needs `level` (m)"))?;
-            let id = add(level, &format!("{key}.level"))?;
+            let id = add(level, &format!("{key}.level"), Quantity::Level)?;
             Ok(BcDef {
                 kind: BcKind::Stage as u32,
                 series: id,
@@ -1023,7 +1022,12 @@ fn sources(
                 format!("the cell at ({x}, {y}) is nodata, outside the domain"),
             ));
         }
-        let series = series::load(&s.discharge, &format!("{key}.discharge"), dir, 1.0)?;
+        let series = series::load(
+            &s.discharge,
+            &format!("{key}.discharge"),
+            dir,
+            Quantity::Discharge,
+        )?;
         if series.values.iter().any(|&v| v < 0.0) {
             return Err(bad(
                 &format!("{key}.discharge"),
@@ -1199,7 +1203,7 @@ fn rain_series(
     dir: &Path,
     series_list: &mut Vec<Series>,
 ) -> Result<u32, InputError> {
-    let s = series::load(&rain.rate, "rain.rate", dir, MM_PER_H)?;
+    let s = series::load(&rain.rate, "rain.rate", dir, Quantity::RainRate)?;
     if s.values.iter().any(|&v| v < 0.0) {
         return Err(bad("rain.rate", "expected a rain rate >= 0 mm/h"));
     }

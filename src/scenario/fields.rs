@@ -24,7 +24,7 @@ impl Field {
     }
 
     pub fn parse_expression(text: &str, key: &str) -> Result<Field, InputError> {
-        let expr = exmex::parse::<f64>(text).map_err(|e| {
+        let expr = exmex::parse::<f64>(&infix_two_argument_calls(text)).map_err(|e| {
             InputError::new(format!(
                 "expected an expression in x and y, got {text:?}: {e}"
             ))
@@ -65,6 +65,62 @@ impl Field {
             }
         }
     }
+}
+
+/// exmex reads `min(a, b)`, but not such a call nested in another one ("parentheses
+/// mismatch"). Its two-argument functions also work as infix operators, so every call is
+/// rewritten as `((a) min (b))` before parsing.
+fn infix_two_argument_calls(text: &str) -> String {
+    const NAMES: [&str; 3] = ["atan2", "min", "max"];
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < text.len() {
+        let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let call = NAMES
+            .iter()
+            .filter(|name| starts_word && text[i..].starts_with(**name))
+            .find_map(|name| Some((*name, call_arguments(text, i + name.len())?)));
+        if let Some((name, (first, second, end))) = call {
+            out += &format!(
+                "(({}) {name} ({}))",
+                infix_two_argument_calls(first),
+                infix_two_argument_calls(second)
+            );
+            i = end;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("a char boundary");
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// The two arguments of a call whose name ends at `at`, and the index past its `)`.
+fn call_arguments(text: &str, at: usize) -> Option<(&str, &str, usize)> {
+    let open = at + text[at..].len() - text[at..].trim_start().len();
+    if !text[open..].starts_with('(') {
+        return None;
+    }
+    let (mut depth, mut comma) = (0, None);
+    for (k, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 1 => {
+                let comma = comma?;
+                return Some((
+                    &text[open + 1..comma],
+                    &text[comma + 1..open + k],
+                    open + k + 1,
+                ));
+            }
+            ')' => depth -= 1,
+            ',' if depth == 1 => comma = Some(open + k),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A region of the plane.
@@ -159,6 +215,20 @@ mod tests {
             .unwrap();
         assert!(e.to_string().contains("`z`"), "{e}");
         assert!(Field::parse(&Value::Expression("x +* 2".into()), "k").is_err());
+    }
+
+    #[test]
+    fn nested_two_argument_calls() {
+        let at = |text: &str, x: f64, y: f64| {
+            Field::parse(&Value::Expression(text.into()), "k")
+                .unwrap()
+                .at(x, y)
+        };
+        assert_eq!(at("min(x, max(0, y))", 3.0, -2.0), 0.0);
+        assert_eq!(at("min(x, max(0, y))", 3.0, 5.0), 3.0);
+        assert_eq!(at("max(min(x, 1), min(y, 2)) + 1", 0.0, 5.0), 3.0);
+        assert_eq!(at("2 * max(x - 1, (y + 1) * 2)", 0.0, 0.0), 4.0);
+        assert!((at("atan2(y, max(x, 1))", 0.0, 1.0) - std::f64::consts::FRAC_PI_4).abs() < 1e-12);
     }
 
     #[test]

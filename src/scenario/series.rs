@@ -5,14 +5,67 @@ use crate::scenario::model::Series;
 use crate::scenario::spec::{SeriesCsv, SeriesSpec, SeriesTable};
 use std::path::Path;
 
-/// Reads a series; `key` names it in errors, `dir` resolves relative CSV paths, and
-/// `unit_scale` converts the user's unit to SI (e.g. mm/h to m/s).
+/// What a series measures, and the units a CSV may state for it. Numbers and tables in the
+/// scenario are in the first unit listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    Discharge,
+    Level,
+    RainRate,
+}
+
+impl Quantity {
+    /// (unit, factor to SI).
+    fn units(self) -> &'static [(&'static str, f64)] {
+        match self {
+            Quantity::Discharge => &[("m3/s", 1.0), ("l/s", 1e-3)],
+            Quantity::Level => &[("m", 1.0)],
+            Quantity::RainRate => &[("mm/h", 1.0 / 3.6e6), ("mm/min", 1.0 / 6.0e4), ("m/s", 1.0)],
+        }
+    }
+}
+
+const TIME_UNITS: [(&str, f64); 4] = [("s", 1.0), ("min", 60.0), ("h", 3600.0), ("day", 86400.0)];
+
+fn names(units: &[(&str, f64)]) -> String {
+    units
+        .iter()
+        .map(|(u, _)| format!("{u:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The SI factor of a unit the user stated, or an error listing the allowed ones.
+fn factor(given: Option<&str>, allowed: &[(&str, f64)], key: &str) -> Result<f64, InputError> {
+    let Some(given) = given else {
+        return Err(InputError::new(format!(
+            "a CSV series must state its units: expected one of {}",
+            names(allowed)
+        ))
+        .at_key(key));
+    };
+    allowed
+        .iter()
+        .find(|(u, _)| *u == given.trim())
+        .map(|(_, f)| *f)
+        .ok_or_else(|| {
+            InputError::new(format!(
+                "expected one of {}, found {given:?}",
+                names(allowed)
+            ))
+            .at_key(key)
+        })
+}
+
+/// Reads a series of `quantity` in SI units; `key` names it in errors and `dir` resolves
+/// relative CSV paths.
 pub fn load(
     spec: &SeriesSpec,
     key: &str,
     dir: &Path,
-    unit_scale: f64,
+    quantity: Quantity,
 ) -> Result<Series, InputError> {
+    let mut unit_scale = quantity.units()[0].1;
     let (times, values) = match spec {
         SeriesSpec::Constant(v) => (vec![0.0], vec![*v]),
         SeriesSpec::Table(SeriesTable { time, value }) => {
@@ -30,9 +83,18 @@ pub fn load(
             csv,
             time_column,
             value_column,
+            time_unit,
+            unit,
         }) => {
+            let time_scale = factor(
+                time_unit.as_deref(),
+                &TIME_UNITS,
+                &format!("{key}.time_unit"),
+            )?;
+            unit_scale = factor(unit.as_deref(), quantity.units(), &format!("{key}.unit"))?;
             let path = dir.join(csv);
-            read_csv(&path, time_column.as_deref(), value_column.as_deref())?
+            let (t, v) = read_csv(&path, time_column.as_deref(), value_column.as_deref())?;
+            (t.iter().map(|t| t * time_scale).collect(), v)
         }
     };
     check(&times, &values).map_err(|m| InputError::new(m).at_key(key))?;
@@ -115,7 +177,13 @@ mod tests {
             time: vec![0.0, 10.0, 5.0],
             value: vec![1.0, 2.0, 3.0],
         });
-        let e = load(&spec, "boundary.segment[0].discharge", Path::new("."), 1.0).unwrap_err();
+        let e = load(
+            &spec,
+            "boundary.segment[0].discharge",
+            Path::new("."),
+            Quantity::Discharge,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("times must increase"), "{e}");
         assert_eq!(e.key.as_deref(), Some("boundary.segment[0].discharge"));
     }
@@ -124,21 +192,52 @@ mod tests {
     fn csv_columns_and_units() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("q.csv"), "hour,t,Q\n0,0,1\n1,3600,2\n").unwrap();
-        let spec = SeriesSpec::Csv(SeriesCsv {
-            csv: "q.csv".into(),
-            time_column: Some("t".into()),
-            value_column: Some("Q".into()),
-        });
-        let s = load(&spec, "k", dir.path(), 2.0).unwrap();
+        let csv = |file: &str, time: Option<&str>, unit: Option<&str>| {
+            SeriesSpec::Csv(SeriesCsv {
+                csv: file.into(),
+                time_column: Some("hour".into()),
+                value_column: Some("Q".into()),
+                time_unit: time.map(Into::into),
+                unit: unit.map(Into::into),
+            })
+        };
+        let s = load(
+            &csv("q.csv", Some("h"), Some("l/s")),
+            "k",
+            dir.path(),
+            Quantity::Discharge,
+        )
+        .unwrap();
         assert_eq!(s.times, vec![0.0, 3600.0]);
-        assert_eq!(s.values, vec![2.0, 4.0]);
+        assert_eq!(s.values, vec![1e-3, 2e-3]);
+        let e = load(
+            &csv("q.csv", None, Some("m3/s")),
+            "k",
+            dir.path(),
+            Quantity::Discharge,
+        )
+        .unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("k.time_unit"), "{e}");
+        let e = load(
+            &csv("q.csv", Some("s"), Some("mm/h")),
+            "k",
+            dir.path(),
+            Quantity::Discharge,
+        )
+        .unwrap_err();
+        assert!(
+            e.key.as_deref() == Some("k.unit") && e.message.contains("\"l/s\""),
+            "{e}"
+        );
         std::fs::write(dir.path().join("bad.csv"), "t,Q\n0,1\n1,x\n").unwrap();
         let spec = SeriesSpec::Csv(SeriesCsv {
             csv: "bad.csv".into(),
             time_column: None,
             value_column: None,
+            time_unit: Some("s".into()),
+            unit: Some("m3/s".into()),
         });
-        let e = load(&spec, "k", dir.path(), 1.0).unwrap_err();
+        let e = load(&spec, "k", dir.path(), Quantity::Discharge).unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
         assert!(e.file.unwrap().ends_with("bad.csv"));
     }

@@ -244,7 +244,7 @@ pub struct SegmentSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(
     untagged,
-    expecting = "a number, { time = [...], value = [...] }, or { csv = \"file\", time_column = \"...\", value_column = \"...\" } (no other keys)"
+    expecting = "a number, { time = [...], value = [...] }, or { csv = \"file\", time_column = \"...\", value_column = \"...\", time_unit = \"s\", unit = \"...\" } (no other keys)"
 )]
 pub enum SeriesSpec {
     Constant(f64),
@@ -265,6 +265,10 @@ pub struct SeriesCsv {
     pub csv: PathBuf,
     pub time_column: Option<String>,
     pub value_column: Option<String>,
+    /// Required: "s", "min", "h" or "day".
+    pub time_unit: Option<String>,
+    /// Required: the value's unit, e.g. "m3/s", "m" or "mm/h".
+    pub unit: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

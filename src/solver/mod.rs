@@ -398,9 +398,7 @@ impl<'g> Simulation<'g> {
         let commands = encoder.finish();
         let recorded = Instant::now();
         let index = self.gpu.queue.submit([commands]);
-        self.ring[slot].map_async(wgpu::MapMode::Read, .., |r| {
-            r.expect("map the status buffer")
-        });
+        crate::gpu::request_read(&self.ring[slot]);
         self.host_record_s += recorded.duration_since(start).as_secs_f64();
         self.host_submit_s += recorded.elapsed().as_secs_f64();
         self.host_steps += n as u64;
@@ -416,7 +414,9 @@ impl<'g> Simulation<'g> {
             })
             .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
         let record: SimRecord = {
-            let view = self.ring[slot].get_mapped_range(..).expect("mapped status");
+            let view = self.ring[slot]
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("reading the step status: {e}")))?;
             *bytemuck::from_bytes(&view)
         };
         self.ring[slot].unmap();

@@ -242,8 +242,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
         let a = q.submit([e.finish()]);
         if n_send > 0 {
-            t.staging
-                .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the strips"));
+            crate::gpu::request_read(&t.staging);
         }
         let mut e = d.create_command_encoder(&Default::default());
         {
@@ -290,12 +289,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
         let c = q.submit([e.finish()]);
         if n_send > 0 {
-            t.staging
-                .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the strips"));
+            crate::gpu::request_read(&t.staging);
         }
         if n_send_flags > 0 {
-            t.staging_flags
-                .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the flags"));
+            crate::gpu::request_read(&t.staging_flags);
         }
         let mut e = d.create_command_encoder(&Default::default());
         {
@@ -307,8 +304,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let size = std::mem::size_of::<SimRecord>() as u64;
         e.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);
         let dd = q.submit([e.finish()]);
-        self.staging_sim
-            .map_async(wgpu::MapMode::Read, .., |r| r.expect("map the status"));
+        crate::gpu::request_read(&self.staging_sim);
         self.swap(c, true)?;
         self.wait(dd)?;
         let record: SimRecord =
