@@ -225,3 +225,76 @@ fn an_unstable_run_stops_with_its_place_and_the_last_sound_state() {
     );
     assert!(!out.join("summary.json").exists());
 }
+
+/// A full disk, stood in for by a file-size limit (`ulimit -f`, with SIGXFSZ ignored so
+/// that writes fail with EFBIG as they would with ENOSPC): the run stops with exit code 1
+/// and a message naming the file, leaves no part-written checkpoint, and the previous
+/// checkpoint still restarts the run to the same bits.
+#[test]
+fn a_full_disk_stops_the_run_and_keeps_the_last_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("restartable.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let whole = dir.path().join("whole");
+    run(&scenario, &whole, &["--checkpoint-every", "15"]);
+    let checkpoint = whole.join("checkpoint_0000016.0s.qfck");
+    let size = std::fs::metadata(&checkpoint).unwrap().len();
+    let biggest_result = results(&whole)
+        .iter()
+        .map(|n| std::fs::metadata(whole.join(n)).unwrap().len())
+        .max()
+        .unwrap();
+    // Room for every map and series, not for a checkpoint.
+    let limit_kib = (biggest_result + size) / 2 / 1024;
+    assert!(biggest_result < limit_kib * 1024 && limit_kib * 1024 < size);
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    let kept = full.join("checkpoint_0000016.0s.qfck");
+    std::fs::copy(&checkpoint, &kept).unwrap();
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            &format!("ulimit -f {limit_kib}; trap '' XFSZ; exec \"$0\" \"$@\""),
+            env!("CARGO_BIN_EXE_quadflood"),
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            full.to_str().unwrap(),
+            "--quiet",
+            "--restart",
+            kept.to_str().unwrap(),
+            "--checkpoint-every",
+            "15",
+        ])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(full.to_str().unwrap())
+            && stderr.contains(".qfck")
+            && stderr.contains("intact"),
+        "{stderr}"
+    );
+    let names: Vec<String> = std::fs::read_dir(&full)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains(".tmp")
+                || (n.ends_with(".qfck") && *n != "checkpoint_0000016.0s.qfck")),
+        "{names:?}"
+    );
+    assert!(std::fs::read(&kept).unwrap() == std::fs::read(&checkpoint).unwrap());
+    let again = dir.path().join("again");
+    run(&scenario, &again, &["--restart", kept.to_str().unwrap()]);
+    for name in ["depth_0000040.0s.asc", "max_depth.asc"] {
+        assert!(
+            std::fs::read(again.join(name)).unwrap() == std::fs::read(whole.join(name)).unwrap(),
+            "{name} differs"
+        );
+    }
+}

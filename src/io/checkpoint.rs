@@ -56,7 +56,7 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot) -> std::io::Result<()> {
         "maxima": !r.arrival.is_empty(),
     });
     let tmp = path.with_extension("qfck.tmp");
-    {
+    let written = (|| {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         writeln!(f, "{MAGIC}")?;
         writeln!(f, "{header}")?;
@@ -64,7 +64,12 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot) -> std::io::Result<()> {
         f.write_all(bytemuck::cast_slice(&r.block_volume))?;
         f.write_all(bytemuck::cast_slice(&r.maxima))?;
         f.write_all(bytemuck::cast_slice(&r.arrival))?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        f.into_inner().map_err(|e| e.into_error())?.sync_all()
+    })();
+    if let Err(e) = written {
+        // A full disk must not also keep the part-written file that filled it.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
     std::fs::rename(&tmp, path)
 }
