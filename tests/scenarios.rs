@@ -3,7 +3,6 @@
 //! in GDAL with the scenario's CRS and geotransform, and its time series are written.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn shipped() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
@@ -26,6 +25,7 @@ fn shipped_scenarios_check() {
     assert!(paths.len() >= 7, "found only {} scenarios", paths.len());
 }
 
+#[cfg(feature = "gdal")]
 /// Overrides that keep a scenario small enough for software Vulkan: at most a minute of
 /// simulated time with two map times, and a coarser grid where the full one is large.
 fn scaled_down(path: &Path) -> Vec<String> {
@@ -61,7 +61,7 @@ fn shipped_scenarios_run_and_their_maps_open_in_gdal() {
         for set in &sets {
             args.extend(["--set".to_string(), set.clone()]);
         }
-        let run = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
             .args(&args)
             .env("XDG_RUNTIME_DIR", "/tmp")
             .output()

@@ -4,3 +4,4 @@ pub mod georaster;
 pub mod gridmap;
 pub mod outputs;
 pub mod quicklook;
+pub mod vector;

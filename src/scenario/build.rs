@@ -5,6 +5,7 @@ use crate::error::InputError;
 use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
 use crate::io::ascii_grid::Raster;
 use crate::io::georaster::{self, GeoRaster};
+use crate::io::vector::{self, Want};
 use crate::scenario::fields::{Field, Shape};
 use crate::scenario::model::{
     BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Section, Series, SourceCell,
@@ -141,7 +142,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         None => None,
     };
     let numerics = numerics(spec)?;
-    let sections = sections(&spec.sections, &frame)?;
+    let sections = sections(&spec.sections, &frame, dir)?;
     let (output_times, gauge_times) =
         schedule(&spec.time, !gauges.is_empty() || !sections.is_empty())?;
     Ok(Model {
@@ -988,6 +989,41 @@ fn segment_def(
     }
 }
 
+/// The vertices of a line or polygon: as written, or read from a vector file, which must
+/// be in the terrain's CRS when both state one.
+fn coords(
+    c: &Coords,
+    want: Want,
+    key: &str,
+    dir: &Path,
+    frame: &Frame,
+) -> Result<Vec<[f64; 2]>, InputError> {
+    let (file, feature) = match c {
+        Coords::Points(points) => return Ok(points.clone()),
+        Coords::Vector { vector, feature } => (dir.join(vector), feature.as_deref()),
+    };
+    let shape = vector::read(&file, feature, want).map_err(|e| e.at_key(key))?;
+    if let (Some(terrain), Some(crs)) = (&frame.crs, &shape.crs) {
+        if !georaster::same_crs(terrain, crs) {
+            return Err(InputError::new(format!(
+                "its CRS is {}, the terrain's is {}: reproject it (ogr2ogr -t_srs)",
+                georaster::crs_name(crs),
+                georaster::crs_name(terrain)
+            ))
+            .in_file(&file)
+            .at_key(key));
+        }
+    }
+    if let Some(p) = shape
+        .points
+        .iter()
+        .find(|p| !(p[0].is_finite() && p[1].is_finite()))
+    {
+        return Err(bad(key, format!("a vertex is not finite: {p:?}")));
+    }
+    Ok(shape.points)
+}
+
 /// Finest cells of one source and the series that feeds it.
 struct SourceCells {
     series: u32,
@@ -1008,8 +1044,18 @@ fn sources(
         let key = format!("source[{k}]");
         let cells = match (&s.point, &s.line, &s.polygon) {
             (Some(p), None, None) => vec![cell_at(frame, *p, &format!("{key}.point"))?],
-            (None, Some(line), None) => line_cells(frame, line, &format!("{key}.line"))?,
-            (None, None, Some(points)) => polygon_cells(frame, points, &format!("{key}.polygon"))?,
+            (None, Some(line), None) => {
+                let key = format!("{key}.line");
+                line_cells(frame, &coords(line, Want::Line, &key, dir, frame)?, &key)?
+            }
+            (None, None, Some(polygon)) => {
+                let key = format!("{key}.polygon");
+                polygon_cells(
+                    frame,
+                    &coords(polygon, Want::Polygon, &key, dir, frame)?,
+                    &key,
+                )?
+            }
             _ => return Err(bad(&key, "give one of point, line or polygon")),
         };
         if let Some(&(i, j)) = cells
@@ -1046,15 +1092,16 @@ fn sources(
 /// Cross-sections sampled every quarter cell: each sample carries its cell and its share
 /// of the line as its left-hand normal times length (so a line drawn from the left bank to
 /// the right bank, looking downstream, counts the downstream flow as positive).
-fn sections(specs: &[SectionSpec], frame: &Frame) -> Result<Vec<Section>, InputError> {
+fn sections(specs: &[SectionSpec], frame: &Frame, dir: &Path) -> Result<Vec<Section>, InputError> {
     let mut out = Vec::new();
     for (k, s) in specs.iter().enumerate() {
         let key = format!("cross_section[{k}].line");
-        if s.line.len() < 2 {
+        let line = coords(&s.line, Want::Line, &key, dir, frame)?;
+        if line.len() < 2 {
             return Err(bad(&key, "expected at least two points"));
         }
         let mut samples = Vec::new();
-        for w in s.line.windows(2) {
+        for w in line.windows(2) {
             let (dx, dy) = (w[1][0] - w[0][0], w[1][1] - w[0][1]);
             let length = (dx * dx + dy * dy).sqrt();
             if length.is_nan() || length <= 0.0 {

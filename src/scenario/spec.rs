@@ -285,8 +285,23 @@ pub struct SourceSpec {
     /// m³/s, spread evenly over the cells the source covers.
     pub discharge: SeriesSpec,
     pub point: Option<[f64; 2]>,
-    pub line: Option<Vec<[f64; 2]>>,
-    pub polygon: Option<Vec<[f64; 2]>>,
+    pub line: Option<Coords>,
+    pub polygon: Option<Coords>,
+}
+
+/// Vertices written out, or a feature of a vector file (GeoJSON, Shapefile, ...) chosen by
+/// its `name` attribute; a file with one feature needs no name.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a list of [x, y] points, or { vector = \"file.geojson\", feature = \"name\" }"
+)]
+pub enum Coords {
+    Points(Vec<[f64; 2]>),
+    Vector {
+        vector: String,
+        feature: Option<String>,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -294,7 +309,7 @@ pub struct SourceSpec {
 pub struct SectionSpec {
     pub name: String,
     /// A polyline; discharge counts positive to the left of its direction.
-    pub line: Vec<[f64; 2]>,
+    pub line: Coords,
 }
 
 #[derive(Debug, Deserialize)]
