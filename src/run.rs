@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::io::animation::Animation;
 use crate::io::outputs::{self, GaugeFiles};
 use crate::scenario::model::Model;
 use crate::solver::{Fields, Simulation, Status, Stepper};
@@ -119,6 +120,7 @@ struct Files {
     gauges: GaugeFiles,
     sections: outputs::SectionFiles,
     balance: outputs::BalanceFile,
+    animation: Option<Animation>,
     /// The last state known to be sound, for the diagnostic map if the run goes unstable.
     last_good: Option<(f64, Fields)>,
 }
@@ -132,11 +134,23 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         if summary_path.exists() {
             std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
         }
+        let maps = outputs::Maps::new(model);
+        let animation = model.write_animation.then(|| {
+            Animation::new(
+                model.nx(),
+                model.ny(),
+                model.cell_size,
+                &maps.valid,
+                &maps.bed,
+                model.numerics.arrival_depth as f32,
+            )
+        });
         Some(Files {
-            maps: outputs::Maps::new(model),
+            maps,
             gauges: GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
             sections: outputs::SectionFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
             balance: outputs::BalanceFile::create(dir, model).map_err(|e| io_err(dir, e))?,
+            animation,
             last_good: None,
         })
     } else {
@@ -164,8 +178,12 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         }
         if model.output_times.contains(&target) {
             let fields = sim.fields();
-            if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_ref()) {
+            if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_mut()) {
                 write_outputs(dir, model, &f.maps, fields, target)?;
+                if let Some(a) = f.animation.as_mut() {
+                    // Fixed-width titles keep the frames one size.
+                    a.push(format!("depth  t = {target:>10.1} s"), &fields.depth);
+                }
             }
             record_balance(sim, &mut files, model, target, fields, dir)?;
         }
@@ -189,6 +207,9 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     files.gauges.finish().map_err(|e| io_err(dir, e))?;
     files.sections.finish().map_err(|e| io_err(dir, e))?;
     files.balance.finish().map_err(|e| io_err(dir, e))?;
+    if let Some(a) = files.animation.as_ref().filter(|a| a.len() > 1) {
+        a.write(&dir.join("flood.gif")).map_err(Error::Io)?;
+    }
     let max_depth = if model.numerics.track_maxima {
         let maxima = outputs::Maxima {
             peaks: grid.from_storage(&snapshot.resume.maxima),

@@ -142,6 +142,16 @@ fn check_outputs(stem: &str, model: &quadflood::scenario::model::Model, out: &Pa
         let rows = std::fs::read_to_string(&csv).unwrap_or_else(|e| panic!("{stem}: {e}"));
         assert!(rows.lines().count() > 1, "{stem}: empty {}", csv.display());
     }
+    if model.write_animation {
+        use image::AnimationDecoder;
+        let gif = std::fs::File::open(out.join("flood.gif")).expect("flood.gif");
+        let frames = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(gif))
+            .unwrap()
+            .into_frames()
+            .collect_frames()
+            .unwrap();
+        assert_eq!(frames.len(), model.output_times.len(), "{stem}: GIF frames");
+    }
     for file in ["summary.json", "mass_balance.csv"] {
         assert!(out.join(file).is_file(), "{stem}: no {file}");
     }

@@ -1,3 +1,4 @@
+pub mod animation;
 pub mod ascii_grid;
 pub mod checkpoint;
 pub mod georaster;

@@ -197,6 +197,7 @@ pub fn write_depth_png(
             title,
             units: "m".into(),
             vmax,
+            min_depth: model.numerics.arrival_depth as f32,
         },
     )?;
     Ok(path)

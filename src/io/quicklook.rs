@@ -18,8 +18,11 @@ pub struct QuickLook<'a> {
     pub title: String,
     /// E.g. "m".
     pub units: String,
-    /// Top of the colour scale; values <= 0 are dry.
+    /// Top of the colour scale.
     pub vmax: f32,
+    /// Water shallower than this is drawn as dry land: a film of rain on every cell would
+    /// otherwise tint the whole map and hide the terrain.
+    pub min_depth: f32,
 }
 
 /// Text is drawn at twice the font's size: a 5×7 glyph in a 6-pixel advance.
@@ -43,7 +46,15 @@ const DRY: Rgb<u8> = Rgb([215, 215, 215]);
 
 pub fn write_quicklook(path: &Path, q: &QuickLook) -> Result<(), String> {
     let fail = |m: String| format!("{}: {m}", path.display());
-    check(q).map_err(fail)?;
+    render(q)
+        .map_err(fail)?
+        .save(path)
+        .map_err(|e| fail(e.to_string()))
+}
+
+/// The quick-look as an image: title, map and colour bar.
+pub fn render(q: &QuickLook) -> Result<RgbImage, String> {
+    check(q)?;
     // A scale with no top would make every wet cell the same colour; fall back to 1.
     let vmax = if q.vmax > 0.0 && q.vmax.is_finite() {
         q.vmax
@@ -71,7 +82,7 @@ pub fn write_quicklook(path: &Path, q: &QuickLook) -> Result<(), String> {
     draw_text(&mut img, PAD, PAD, &q.title);
     draw_text(&mut img, bar_x, UNITS_Y, &q.units);
     draw_colour_bar(&mut img, bar_x, MAP_Y, bar_h, &labels);
-    img.save(path).map_err(|e| fail(e.to_string()))
+    Ok(img)
 }
 
 /// Sizes that do not match would index out of bounds while drawing: say so instead.
@@ -144,7 +155,7 @@ fn bin_colour(q: &QuickLook, i0: usize, j0: usize, k: usize, vmax: f32) -> Rgb<u
     }
     match first_valid {
         None => WHITE,
-        Some(_) if depth > 0.0 => water_colour(depth / vmax),
+        Some(_) if depth > q.min_depth.max(0.0) => water_colour(depth / vmax),
         Some(c) => dry_colour(q, c),
     }
 }
@@ -369,6 +380,7 @@ mod tests {
             title: "depth t = 600.0 s".into(),
             units: "m".into(),
             vmax: 2.0,
+            min_depth: 0.0,
         }
     }
 

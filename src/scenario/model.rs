@@ -204,6 +204,8 @@ pub struct Model {
     pub gauge_times: Vec<f64>,
     pub write_rasters: bool,
     pub write_png: bool,
+    /// `flood.gif`: the depth at every output time.
+    pub write_animation: bool,
     /// How blocks are shared out over ranks.
     pub partition: crate::partition::Method,
     /// Output rasters: GeoTIFF (with the `gdal` feature) or ESRI ASCII.
@@ -302,6 +304,7 @@ impl Model {
             gauge_times: self.gauge_times.clone(),
             write_rasters: self.write_rasters,
             write_png: self.write_png,
+            write_animation: self.write_animation,
             partition: self.partition,
             raster_format: self.raster_format,
             resume: self.resume.as_ref().map(|r| Resume {

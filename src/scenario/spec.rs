@@ -349,6 +349,9 @@ pub struct OutputSpec {
     pub rasters: bool,
     #[serde(default = "yes")]
     pub png: bool,
+    /// An animated GIF of the depth at the output times (with `png`).
+    #[serde(default = "yes")]
+    pub animation: bool,
     /// Track the run's maxima: depth, speed, hazard (depth x speed), arrival time and time
     /// of maximum depth.
     #[serde(default = "yes", alias = "max_depth")]
@@ -368,6 +371,7 @@ impl Default for OutputSpec {
         OutputSpec {
             rasters: true,
             png: true,
+            animation: true,
             maxima: true,
             arrival_depth: None,
             format: None,
