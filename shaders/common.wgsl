@@ -43,6 +43,10 @@ const BC_WALL: u32 = 0u;
 const BC_OPEN: u32 = 1u;
 const BC_INFLOW: u32 = 2u;   // discharge hydrograph Q(t), imposed as the face mass flux
 const BC_STAGE: u32 = 3u;    // water level hydrograph eta(t)
+const BC_RAIN: u32 = 4u;     // not a boundary: a rain series and its share of the domain (scale)
+
+// In a block's rain code (sources[b].w): its cells' series follow one by one.
+const RAIN_PER_CELL: u32 = 0x80000000u;
 
 struct Params {
     nx: u32,            // domain size in cells
@@ -55,7 +59,7 @@ struct Params {
     dt_max: f32,
     dry_depth: f32,     // below this depth a cell has no velocity
     n_series: u32,
-    rain_series: u32,   // NONE when there is no rain
+    rain_first: u32,    // rain_count entries of bc_defs from here: (BC_RAIN, series, share of the domain)
     edge_w: u32,        // offsets of each domain edge in bc_edge (W, E: ny entries; S, N: nx)
     edge_e: u32,
     edge_s: u32,
@@ -65,6 +69,7 @@ struct Params {
     own_blocks: u32,    // blocks this rank computes: [0, border_blocks) border, then internal;
     border_blocks: u32, // blocks from own_blocks on are ghosts (copies from other ranks)
     arrival_depth: f32, // depth (m) at which a cell counts as reached by the flood
+    rain_count: u32,
 }
 
 // What the host changes between submissions.
@@ -85,7 +90,7 @@ struct Sim {
     step_hi: u32,
     upd_lo: u32,        // cell updates so far (64-bit)
     upd_hi: u32,
-    rain_hi: f32,       // rain depth fallen so far (m), double-f32
+    rain_hi: f32,       // domain-mean rain depth fallen so far (m), double-f32
     rain_lo: f32,
     dispatched: u32,    // internal blocks launched by the step about to be taken
     all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
@@ -141,10 +146,12 @@ struct BcDef {
 @group(0) @binding(16) var<storage, read_write> maxima: array<vec4<f32>>;
 // Per cell: time the depth first reached params.arrival_depth; < 0 while never.
 @group(0) @binding(17) var<storage, read_write> arrival: array<f32>;
-// Sources inside the domain. [0, nblocks): per block (first entry, entry count, the wave
-// speed its sources' peak discharges impose on dt as f32 bits, 0);
+// Sources inside the domain, and rain. [0, nblocks): per block (first entry, entry count,
+// the wave speed its sources' peak discharges impose on dt as f32 bits, rain code);
 // then entries (cell in block, series, depth rate per m³/s as f32 bits, share of the
-// discharge as f32 bits), grouped by block.
+// discharge as f32 bits), grouped by block; then the rain series of each cell of the
+// blocks whose cells differ (four cells to an entry). A rain code is the series raining
+// on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;
 // Indirect dispatch arguments: [0..3) workgroups of the stage kernels on internal blocks,
 // [3..6) of the dry-map, [6..9) of the stage kernels on border blocks.

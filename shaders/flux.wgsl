@@ -410,6 +410,22 @@ fn source_rate(b: u32, tid: u32, stage: u32) -> f32 {
     return rate;
 }
 
+// Rain (m/s of depth) on one cell in this stage.
+fn rain_rate(b: u32, tid: u32, stage: u32) -> f32 {
+    var s = sources[b].w;
+    if (s == NONE) {
+        return 0.0;
+    }
+    if ((s & RAIN_PER_CELL) != 0u) {
+        s = sources[(s & ~RAIN_PER_CELL) + tid / 4u][tid % 4u];
+        if (s == NONE) {
+            return 0.0;
+        }
+    }
+    let f = forcing[s];
+    return select(f.x, f.y, stage == 2u);
+}
+
 // Discharge (m³/s) of the block's sources in this stage, for the volume balance.
 fn source_discharge(span: vec4<u32>, stage: u32) -> f32 {
     var q = 0.0;
@@ -538,11 +554,7 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
     var next = own;
     if (stage != 0u && valid) {
         let dt = sim.dt;
-        var rain = source_rate(b, tid, stage);
-        if (params.rain_series != NONE) {
-            let f = forcing[params.rain_series];
-            rain += select(f.x, f.y, stage == 2u);
-        }
+        let rain = source_rate(b, tid, stage) + rain_rate(b, tid, stage);
         next = advance_cell(own, li, lj, dt, rain, friction[cell]);
         if (stage == 2u) {
             next = 0.5 * (state_a[cell] + next);

@@ -25,9 +25,10 @@ fn advance_clock(dt: f32) {
         sim.upd_hi += 1u;
     }
     sim.upd_lo = lo;
-    if (params.rain_series != NONE) {
-        let f = forcing[params.rain_series];
-        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), 0.5 * dt * (f.x + f.y), params.one);
+    for (var k = 0u; k < params.rain_count; k++) {
+        let rain = bc_defs[params.rain_first + k];
+        let f = forcing[rain.series];
+        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), 0.5 * dt * (f.x + f.y) * rain.scale, params.one);
         sim.rain_hi = r.x;
         sim.rain_lo = r.y;
     }
@@ -78,9 +79,9 @@ fn finalize_step() {
         forcing[s] = vec2<f32>(series_value(s, t0), series_value(s, t0 + dt_next));
     }
     var raining = false;
-    if (params.rain_series != NONE) {
-        let r = forcing[params.rain_series];
-        raining = r.x > 0.0 || r.y > 0.0;
+    for (var k = 0u; k < params.rain_count; k++) {
+        let r = forcing[bc_defs[params.rain_first + k].series];
+        raining = raining || r.x > 0.0 || r.y > 0.0;
     }
     let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining;
     sim.all_active = select(0u, 1u, all);

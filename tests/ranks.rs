@@ -60,6 +60,14 @@ discharge = { time = [0.0, 10.0], value = [5.0, 20.0] }
 line = [[90.0, 20.0], [230.0, 60.0]]
 discharge = 30.0
 
+# Rain everywhere, and a storm cell over a triangle that cuts blocks, levels and ranks.
+[rain]
+rate = 200.0
+
+[[rain.zone]]
+polygon = [[30.0, 30.0], [220.0, 100.0], [60.0, 170.0]]
+rate = { time = [0.0, 5.0], value = [0.0, 5000.0] }
+
 [[boundary.segment]]
 edge = "south"
 type = "inflow"

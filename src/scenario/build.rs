@@ -2,14 +2,14 @@
 //! forcing and gauges on the grid. Every problem is an [`InputError`] naming the key.
 
 use crate::error::InputError;
-use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
+use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE, NONE};
 use crate::io::ascii_grid::Raster;
 use crate::io::georaster::{self, GeoRaster};
 use crate::io::vector::{self, Want};
 use crate::scenario::fields::{Field, Shape};
 use crate::scenario::model::{
-    BcDef, BcKind, Gauge, Limiter, Model, Numerics, RasterFormat, Section, Series, SourceCell,
-    WALL_BED,
+    BcDef, BcKind, Gauge, Limiter, Model, Numerics, Rain, RasterFormat, Section, Series,
+    SourceCell, WALL_BED,
 };
 use crate::scenario::refine;
 use crate::scenario::series::{self, Quantity};
@@ -137,9 +137,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let points = storage_points(&grid, &frame);
     let (depth, hu, hv) = initial(&spec.initial, &points, &frame, &grid, datum, &mut bed, dir)?;
     let manning = grid.to_storage(&friction(&spec.friction, &frame, dir)?, 0.0);
-    let rain_series = match &spec.rain {
-        Some(rain) => Some(rain_series(rain, dir, &mut series_list)?),
-        None => None,
+    let rain = match &spec.rain {
+        Some(r) => rain(r, &grid, &frame, &points, &bed, dir, &mut series_list)?,
+        None => Rain::default(),
     };
     let numerics = numerics(spec)?;
     let sections = sections(&spec.sections, &frame, dir)?;
@@ -160,7 +160,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         bc_edge,
         bc_defs,
         series: series_list,
-        rain_series,
+        rain,
         gauges,
         sources,
         sections,
@@ -1172,12 +1172,7 @@ fn polygon_cells(
     points: &[[f64; 2]],
     key: &str,
 ) -> Result<Vec<(usize, usize)>, InputError> {
-    if points.len() < 3 || points.iter().flatten().any(|v| !v.is_finite()) {
-        return Err(bad(key, "expected at least three finite vertices"));
-    }
-    let shape = Shape::Polygon {
-        points: points.to_vec(),
-    };
+    let shape = polygon_shape(points, key)?;
     let cells: Vec<(usize, usize)> = frame
         .cells()
         .filter(|&(_, x, y)| shape.contains(x, y))
@@ -1187,6 +1182,15 @@ fn polygon_cells(
         return Err(bad(key, "the polygon holds no cell centre of the domain"));
     }
     Ok(cells)
+}
+
+fn polygon_shape(points: &[[f64; 2]], key: &str) -> Result<Shape, InputError> {
+    if points.len() < 3 || points.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(bad(key, "expected at least three finite vertices"));
+    }
+    Ok(Shape::Polygon {
+        points: points.to_vec(),
+    })
 }
 
 /// Source cells in storage layout: each finest cell carries an equal share of its
@@ -1246,17 +1250,82 @@ fn mark_forced_blocks(grid: &mut BlockGrid, bc_edge: &[u32], defs: &[BcDef]) {
     }
 }
 
-fn rain_series(
-    rain: &RainSpec,
+fn rain_rate(
+    rate: &SeriesSpec,
+    key: &str,
     dir: &Path,
     series_list: &mut Vec<Series>,
 ) -> Result<u32, InputError> {
-    let s = series::load(&rain.rate, "rain.rate", dir, Quantity::RainRate)?;
+    let s = series::load(rate, key, dir, Quantity::RainRate)?;
     if s.values.iter().any(|&v| v < 0.0) {
-        return Err(bad("rain.rate", "expected a rain rate >= 0 mm/h"));
+        return Err(bad(key, "expected a rain rate >= 0 mm/h"));
     }
     series_list.push(s);
     Ok((series_list.len() - 1) as u32)
+}
+
+/// The rain series of every stored cell: the zone holding the cell's centre (the last one
+/// listed, where zones overlap), else the uniform rate.
+fn rain(
+    spec: &RainSpec,
+    grid: &BlockGrid,
+    frame: &Frame,
+    points: &[Option<(f64, f64)>],
+    bed: &[f32],
+    dir: &Path,
+    series_list: &mut Vec<Series>,
+) -> Result<Rain, InputError> {
+    if spec.rate.is_none() && spec.zones.is_empty() {
+        return Err(bad(
+            "rain",
+            "give a uniform `rate`, or `[[rain.zone]]` tables",
+        ));
+    }
+    let uniform = match &spec.rate {
+        Some(rate) => rain_rate(rate, "rain.rate", dir, series_list)?,
+        None => NONE,
+    };
+    let valid = |k: usize| points[k].is_some() && bed[k] < WALL_BED * 0.5;
+    let mut cells: Vec<u32> = (0..points.len())
+        .map(|k| if valid(k) { uniform } else { NONE })
+        .collect();
+    for (z, zone) in spec.zones.iter().enumerate() {
+        let key = format!("rain.zone[{z}]");
+        let series = rain_rate(&zone.rate, &format!("{key}.rate"), dir, series_list)?;
+        let polygon = coords(
+            &zone.polygon,
+            Want::Polygon,
+            &format!("{key}.polygon"),
+            dir,
+            frame,
+        )?;
+        let shape = polygon_shape(&polygon, &format!("{key}.polygon"))?;
+        let mut hit = false;
+        for (k, p) in points.iter().enumerate() {
+            if valid(k) && p.is_some_and(|(x, y)| shape.contains(x, y)) {
+                cells[k] = series;
+                hit = true;
+            }
+        }
+        if !hit {
+            return Err(bad(
+                &format!("{key}.polygon"),
+                "the zone holds no cell centre of the domain",
+            ));
+        }
+    }
+    // Each series' share of the domain, counted in finest cells as the kernel applies it.
+    let mut area = std::collections::BTreeMap::<u32, f64>::new();
+    let mut total = 0.0;
+    for (k, &s) in cells.iter().enumerate().filter(|&(k, _)| valid(k)) {
+        let w = grid.cell_footprint(k).2 as f64;
+        total += w * w;
+        if s != NONE {
+            *area.entry(s).or_default() += w * w;
+        }
+    }
+    let weights = area.into_iter().map(|(s, a)| (s, a / total)).collect();
+    Ok(Rain { cells, weights })
 }
 
 fn gauges(specs: &[GaugeSpec], frame: &Frame) -> Result<Vec<Gauge>, InputError> {

@@ -51,6 +51,8 @@ pub enum BcKind {
     Open = 1,
     Inflow = 2,
     Stage = 3,
+    /// Not a boundary: a rain series and the share of the domain it falls on (`scale`).
+    Rain = 4,
 }
 
 /// A boundary condition as the kernels read it (`BcDef` in `shaders/common.wgsl`).
@@ -139,6 +141,17 @@ pub struct Resume {
     pub arrival: Vec<f32>,
 }
 
+/// Where rain falls: a series per stored cell (uniform rain, or rain zones).
+#[derive(Clone, Debug, Default)]
+pub struct Rain {
+    /// Series (rates in m/s) falling on each stored cell, NONE where none does; empty when
+    /// no rain falls anywhere.
+    pub cells: Vec<u32>,
+    /// Per rain series, the share of the whole domain's area it falls on (all ranks
+    /// together), so that the GPU sums the rain as one domain-mean depth.
+    pub weights: Vec<(u32, f64)>,
+}
+
 /// A share of a discharge series that enters one stored cell (sources inside the domain).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SourceCell {
@@ -191,8 +204,7 @@ pub struct Model {
     pub bc_edge: Vec<u32>,
     pub bc_defs: Vec<BcDef>,
     pub series: Vec<Series>,
-    /// Rain rate series, in m/s.
-    pub rain_series: Option<u32>,
+    pub rain: Rain,
     pub gauges: Vec<Gauge>,
     /// Point, line and polygon sources, cell by cell (storage layout of this model).
     pub sources: Vec<SourceCell>,
@@ -293,7 +305,14 @@ impl Model {
             bc_edge: self.bc_edge.clone(),
             bc_defs: self.bc_defs.clone(),
             series: self.series.clone(),
-            rain_series: self.rain_series,
+            rain: Rain {
+                cells: if self.rain.cells.is_empty() {
+                    Vec::new()
+                } else {
+                    pick_blocks(&self.rain.cells, global)
+                },
+                weights: self.rain.weights.clone(),
+            },
             gauges: self.gauges.clone(),
             sources: local_sources(&self.sources, global),
             sections: self.sections.clone(),

@@ -274,6 +274,18 @@ pub struct SeriesCsv {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RainSpec {
+    /// mm/h on every cell outside the zones.
+    pub rate: Option<SeriesSpec>,
+    /// Areas with a rain series of their own; a later zone wins where zones overlap.
+    #[serde(default, rename = "zone")]
+    pub zones: Vec<RainZoneSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RainZoneSpec {
+    pub name: Option<String>,
+    pub polygon: Coords,
     /// mm/h.
     pub rate: SeriesSpec,
 }

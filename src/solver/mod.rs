@@ -12,7 +12,7 @@ pub mod ranks;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{CELLS_PER_BLOCK, NONE};
-use crate::scenario::model::{Limiter, Model, Resume};
+use crate::scenario::model::{BcDef, BcKind, Limiter, Model, Resume};
 use bytemuck::{Pod, Zeroable};
 use kernels::{binding, Kernels};
 use std::collections::VecDeque;
@@ -29,6 +29,8 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
 const INF_BITS: u32 = 0x7f80_0000;
+/// In a block's rain code: its cells' series are listed one by one (see `block_rain`).
+const RAIN_PER_CELL: u32 = 0x8000_0000;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
@@ -43,7 +45,7 @@ struct Params {
     dt_max: f32,
     dry_depth: f32,
     n_series: u32,
-    rain_series: u32,
+    rain_first: u32,
     edge_w: u32,
     edge_e: u32,
     edge_s: u32,
@@ -54,6 +56,7 @@ struct Params {
     own_blocks: u32,
     border_blocks: u32,
     arrival_depth: f32,
+    rain_count: u32,
 }
 
 #[repr(C)]
@@ -648,7 +651,7 @@ fn params_of(model: &Model, own: u32, border: u32) -> Params {
         dt_max: n.dt_max as f32,
         dry_depth: n.dry_depth as f32,
         n_series: model.series.len() as u32,
-        rain_series: model.rain_series.unwrap_or(NONE),
+        rain_first: model.bc_defs.len() as u32,
         edge_w,
         edge_e,
         edge_s,
@@ -658,6 +661,7 @@ fn params_of(model: &Model, own: u32, border: u32) -> Params {
         own_blocks: own,
         border_blocks: border,
         arrival_depth: n.arrival_depth as f32,
+        rain_count: model.rain.weights.len() as u32,
     }
 }
 
@@ -728,7 +732,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("block_flags", &initial_flags(model, split), storage),
         gpu.buffer_with("active_list", &vec![0u32; 2 * nb], storage),
         gpu.buffer_with("bc_edge", &model.bc_edge, storage),
-        gpu.buffer_with("bc_defs", &model.bc_defs, storage),
+        gpu.buffer_with("bc_defs", &bc_and_rain_defs(model), storage),
         gpu.buffer_with("series_meta", &meta, storage),
         gpu.buffer_with("series_pts", &pts, storage),
         gpu.buffer_with("forcing", &vec![[0.0f32; 2]; model.series.len()], storage),
@@ -751,6 +755,18 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         all: Vec::new(),
     };
     (buffers, all)
+}
+
+/// The boundary conditions, then one entry per rain series with its share of the domain:
+/// the step kernel sums `series value * share` into the domain-mean rain depth.
+fn bc_and_rain_defs(model: &Model) -> Vec<BcDef> {
+    let rain = model.rain.weights.iter().map(|&(series, share)| BcDef {
+        kind: BcKind::Rain as u32,
+        series,
+        scale: share as f32,
+        offset: 0.0,
+    });
+    model.bc_defs.iter().copied().chain(rain).collect()
 }
 
 /// The `sources` table the stage kernel reads (see `shaders/common.wgsl`).
@@ -777,12 +793,33 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
     }
     let mut table = Vec::with_capacity(nb + model.sources.len());
     let mut next = nb as u32;
-    for (entries, speed) in by_block.iter().zip(speed) {
-        table.push([next, entries.len() as u32, (speed as f32).to_bits(), 0]);
+    let mut per_cell_rain = Vec::new();
+    let rain_base = (nb + model.sources.len()) as u32;
+    for (b, (entries, speed)) in by_block.iter().zip(speed).enumerate() {
+        let rain = block_rain(model, b, rain_base, &mut per_cell_rain);
+        table.push([next, entries.len() as u32, (speed as f32).to_bits(), rain]);
         next += entries.len() as u32;
     }
     table.extend(by_block.into_iter().flatten());
+    table.extend(per_cell_rain);
     table
+}
+
+/// A block's rain code: the series on all its cells (or NONE), or RAIN_PER_CELL plus the
+/// table entry where its 256 cells' series start (four to an entry), appended to
+/// `per_cell`, which the table holds from entry `base` on.
+fn block_rain(model: &Model, b: usize, base: u32, per_cell: &mut Vec<[u32; 4]>) -> u32 {
+    let cells = &model.rain.cells;
+    if cells.is_empty() {
+        return NONE;
+    }
+    let block = &cells[b * CELLS_PER_BLOCK..(b + 1) * CELLS_PER_BLOCK];
+    if block.iter().all(|&s| s == block[0]) {
+        return block[0];
+    }
+    let at = base + per_cell.len() as u32;
+    per_cell.extend(block.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]));
+    RAIN_PER_CELL | at
 }
 
 /// The wave speed a step must respect where a source pours `rate` (m/s of depth) into a
