@@ -25,10 +25,9 @@ fn advance_clock(dt: f32) {
         sim.upd_hi += 1u;
     }
     sim.upd_lo = lo;
-    for (var k = 0u; k < params.rain_count; k++) {
-        let rain = bc_defs[params.rain_first + k];
-        let f = forcing[rain.series];
-        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), 0.5 * dt * (f.x + f.y) * rain.scale, params.one);
+    // Each thread's share of the rain, added in thread order: the same bits on every run.
+    for (var k = 0u; k < FINALIZE_THREADS; k++) {
+        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), wg_rain[k], params.one);
         sim.rain_hi = r.x;
         sim.rain_lo = r.y;
     }
@@ -57,32 +56,64 @@ fn set_groups(at: u32, count: u32) {
     dispatch[at + 2u] = 1u;
 }
 
-@compute @workgroup_size(1)
-fn finalize_step() {
-    let dt = sim.dt;
-    if (dt != 0.0) {
-        // dt > 0: a step ran. dt < 0: the initial scan ran, nothing to advance.
-        if (dt > 0.0) {
-            advance_clock(dt);
-        }
-        sim.list_count = atomicExchange(&sim.scan_count, 0u);
-        sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
-        let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
-        if (bits != INF_BITS) {
-            sim.dt_cfl = params.cfl * bitcast<f32>(bits);
-        }
+// Rain gridded from rasters makes a series per rain cell: the threads share the series.
+const FINALIZE_THREADS: u32 = 64u;
+var<workgroup> wg_rain: array<f32, 64>;     // domain-mean rain depth of the step, per thread
+var<workgroup> wg_raining: atomic<u32>;
+var<workgroup> wg_dt_next: f32;
+var<workgroup> wg_t0: f32;
+
+// Each thread's part of the step's domain-mean rain depth, from the forcing it used.
+fn rain_share(lid: u32, dt: f32) -> f32 {
+    var depth = 0.0;
+    for (var k = lid; k < params.rain_count; k += FINALIZE_THREADS) {
+        let rain = bc_defs[params.rain_first + k];
+        let f = forcing[rain.series];
+        depth += 0.5 * dt * (f.x + f.y) * rain.scale;
     }
-    let dt_next = next_dt();
-    sim.dt = dt_next;
-    let t0 = sim.t_hi + sim.t_lo;
-    for (var s = 0u; s < params.n_series; s++) {
+    return depth;
+}
+
+@compute @workgroup_size(64)
+fn finalize_step(@builtin(local_invocation_index) lid: u32) {
+    let dt = sim.dt;
+    wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
+    workgroupBarrier();
+    if (lid == 0u) {
+        if (dt != 0.0) {
+            // dt > 0: a step ran. dt < 0: the initial scan ran, nothing to advance.
+            if (dt > 0.0) {
+                advance_clock(dt);
+            }
+            sim.list_count = atomicExchange(&sim.scan_count, 0u);
+            sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
+            let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
+            if (bits != INF_BITS) {
+                sim.dt_cfl = params.cfl * bitcast<f32>(bits);
+            }
+        }
+        wg_dt_next = next_dt();
+        sim.dt = wg_dt_next;
+        wg_t0 = sim.t_hi + sim.t_lo;
+    }
+    workgroupBarrier();
+    let dt_next = wg_dt_next;
+    let t0 = wg_t0;
+    for (var s = lid; s < params.n_series; s += FINALIZE_THREADS) {
         forcing[s] = vec2<f32>(series_value(s, t0), series_value(s, t0 + dt_next));
     }
-    var raining = false;
-    for (var k = 0u; k < params.rain_count; k++) {
+    storageBarrier();
+    for (var k = lid; k < params.rain_count; k += FINALIZE_THREADS) {
         let r = forcing[bc_defs[params.rain_first + k].series];
-        raining = raining || r.x > 0.0 || r.y > 0.0;
+        if (r.x > 0.0 || r.y > 0.0) {
+            atomicStore(&wg_raining, 1u);
+        }
     }
+    workgroupBarrier();
+    if (lid != 0u) {
+        return;
+    }
+    let raining = atomicLoad(&wg_raining) == 1u;
     let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining;
     sim.all_active = select(0u, 1u, all);
     var internal = select(sim.list_count, params.own_blocks - params.border_blocks, all);

@@ -174,3 +174,78 @@ fn rain_zones_fall_where_they_are_drawn() {
         );
     }
 }
+
+/// Gridded rain: two 320 m rain cells (ESRI ASCII rasters at 0 and 600 s) over 10 m model
+/// cells; the west one ramps from 0 to 36 mm/h, the east one holds 72 mm/h.
+#[test]
+fn rain_rasters_fall_cell_by_cell_and_ramp_between_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, west: f64, east: f64| {
+        let mut r =
+            quadflood::io::ascii_grid::Raster::new(2, 1, 0.0, 0.0, 320.0, Some(-9999.0), 0.0);
+        r.data = vec![west, east];
+        quadflood::io::ascii_grid::write_ascii_grid(&dir.path().join(name), &r).unwrap();
+    };
+    write("r0.asc", 0.0, 72.0);
+    write("r1.asc", 36.0, 72.0);
+    write("bad.asc", -9999.0, 72.0);
+    let scenario = |rasters: &str| {
+        format!(
+            r#"
+[domain]
+cell_size = 10.0
+nx = 64
+ny = 32
+
+[terrain]
+type = "flat"
+elevation = 0.0
+
+[rain]
+rasters = {rasters}
+
+[time]
+end = 600.0
+"#
+        )
+    };
+    let path = dir.path().join("grid.toml");
+    let good = r#"{ paths = ["r0.asc", "r1.asc"], times = [0.0, 10.0], time_unit = "min", unit = "mm/h" }"#;
+    std::fs::write(&path, scenario(good)).unwrap();
+    let model = quadflood::scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+    sim.advance_to(600.0, &mut |_| {}).unwrap();
+    let depth = sim.read_fields().depth;
+    let (west, east) = (0.5 * 36.0 / 3.6e6 * 600.0, 72.0 / 3.6e6 * 600.0);
+    let expected = (west + east) * 320.0 * 320.0;
+    let stored = model.volume(&depth);
+    let counted = sim.status().rain_depth * 640.0 * 320.0;
+    for (what, v) in [("stored", stored), ("counted", counted)] {
+        assert!(
+            (v - expected).abs() / expected < 1e-5,
+            "{what} {v} vs {expected}"
+        );
+    }
+    let at = |i: usize, j: usize| depth[i + 64 * j] as f64;
+    assert!(
+        (at(8, 16) - west).abs() < 0.1 * west,
+        "west {} vs {west}",
+        at(8, 16)
+    );
+    assert!(
+        (at(56, 16) - east).abs() < 0.1 * east,
+        "east {} vs {east}",
+        at(56, 16)
+    );
+    for (rasters, wanted) in [
+        (good.replace("r1.asc", "bad.asc"), "bad.asc"),
+        (good.replace(", unit = \"mm/h\"", ""), "rain.rasters.unit"),
+        (good.replace("[0.0, 10.0]", "[0.0]"), "one time per raster"),
+    ] {
+        std::fs::write(&path, scenario(&rasters)).unwrap();
+        let Err(e) = quadflood::scenario::load(&path) else {
+            panic!("{rasters} was accepted");
+        };
+        assert!(e.to_string().contains(wanted), "{wanted:?} not in {e}");
+    }
+}

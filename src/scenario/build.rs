@@ -27,6 +27,14 @@ fn bad(key: &str, message: impl Into<String>) -> InputError {
     InputError::new(message).at_key(key)
 }
 
+/// The index in `r.data` of the raster cell holding (x, y), clamped to the raster (points
+/// on its outer edge belong to its edge cells).
+fn raster_cell(r: &Raster, x: f64, y: f64) -> usize {
+    let index =
+        |v: f64, o: f64, n: usize| (((v - o) / r.cellsize).floor().max(0.0) as usize).min(n - 1);
+    index(x, r.xll, r.ncols) + r.ncols * index(y, r.yll, r.nrows)
+}
+
 /// Geometry of the finest grid: cells and where they are.
 pub(crate) struct Frame {
     pub nx: usize,
@@ -58,6 +66,24 @@ impl Frame {
     /// checking that its CRS is the terrain's and that it covers the whole domain. NaN
     /// where the raster has nodata.
     pub fn sample(&self, g: &GeoRaster, path: &Path) -> Result<Vec<f64>, InputError> {
+        self.check_covered(g, path)?;
+        let r = &g.raster;
+        Ok(self
+            .cells()
+            .map(|(_, x, y)| {
+                let v = r.data[raster_cell(r, x, y)];
+                if r.is_nodata(v) {
+                    f64::NAN
+                } else {
+                    v
+                }
+            })
+            .collect())
+    }
+
+    /// Checks that a raster is in the terrain's CRS (when both state one) and covers the
+    /// whole domain.
+    pub fn check_covered(&self, g: &GeoRaster, path: &Path) -> Result<(), InputError> {
         let fail = |m: String| InputError::new(m).in_file(path);
         if let (Some(a), Some(b)) = (&self.crs, &g.crs) {
             if !georaster::same_crs(a, b) {
@@ -88,20 +114,7 @@ impl Frame {
                 r.xll, rx1, r.yll, ry1, self.origin.0, x1, self.origin.1, y1
             )));
         }
-        let index = |v: f64, o: f64, n: usize| {
-            (((v - o) / r.cellsize).floor().max(0.0) as usize).min(n - 1)
-        };
-        Ok(self
-            .cells()
-            .map(|(_, x, y)| {
-                let v = r.get(index(x, r.xll, r.ncols), index(y, r.yll, r.nrows));
-                if r.is_nodata(v) {
-                    f64::NAN
-                } else {
-                    v
-                }
-            })
-            .collect())
+        Ok(())
     }
 }
 
@@ -1264,6 +1277,104 @@ fn rain_rate(
     Ok((series_list.len() - 1) as u32)
 }
 
+/// Rain cells a run may have (radar grids are kilometres; a model-resolution rain grid
+/// would be a series per cell).
+const MAX_RAIN_CELLS: usize = 65536;
+
+/// Rain from a sequence of rasters: a series per rain cell that holds a cell centre (its
+/// rates at the rasters' times, interpolated linearly), and each stored cell's series.
+fn gridded_rain(
+    spec: &RainRasters,
+    centres: &[Option<(f64, f64)>],
+    frame: &Frame,
+    dir: &Path,
+    series_list: &mut Vec<Series>,
+) -> Result<Vec<u32>, InputError> {
+    let key = "rain.rasters";
+    if spec.paths.is_empty() || spec.paths.len() != spec.times.len() {
+        return Err(bad(
+            key,
+            format!(
+                "expected one time per raster and at least one raster, found {} paths and {} times",
+                spec.paths.len(),
+                spec.times.len()
+            ),
+        ));
+    }
+    let time_scale = series::time_factor(spec.time_unit.as_deref(), &format!("{key}.time_unit"))?;
+    let unit = series::unit_factor(
+        Quantity::RainRate,
+        spec.unit.as_deref(),
+        &format!("{key}.unit"),
+    )?;
+    let times: Vec<f64> = spec.times.iter().map(|t| t * time_scale).collect();
+    series::check(&times, &times).map_err(|m| bad(&format!("{key}.times"), m))?;
+    let paths: Vec<PathBuf> = spec.paths.iter().map(|p| dir.join(p)).collect();
+    let frames = paths
+        .iter()
+        .map(|p| georaster::read(p))
+        .collect::<Result<Vec<GeoRaster>, InputError>>()?;
+    let first = &frames[0].raster;
+    for (g, path) in frames.iter().zip(&paths) {
+        frame.check_covered(g, path)?;
+        let r = &g.raster;
+        if (r.ncols, r.nrows, r.xll, r.yll, r.cellsize)
+            != (
+                first.ncols,
+                first.nrows,
+                first.xll,
+                first.yll,
+                first.cellsize,
+            )
+        {
+            return Err(InputError::new(format!(
+                "its grid differs from {}'s: the rain rasters must share one grid",
+                paths[0].display()
+            ))
+            .in_file(path));
+        }
+    }
+    let mut series_of = std::collections::HashMap::<usize, u32>::new();
+    let mut cells = vec![NONE; centres.len()];
+    for (k, centre) in centres.iter().enumerate() {
+        let Some((x, y)) = *centre else { continue };
+        let rain_cell = raster_cell(first, x, y);
+        if let Some(&s) = series_of.get(&rain_cell) {
+            cells[k] = s;
+            continue;
+        }
+        if series_of.len() == MAX_RAIN_CELLS {
+            return Err(InputError::new(format!(
+                "more than {MAX_RAIN_CELLS} of its cells lie over the domain: each is a series the GPU evaluates every step, so coarsen it (gdalwarp -tr)"
+            ))
+            .in_file(&paths[0]));
+        }
+        let mut values = Vec::with_capacity(frames.len());
+        for (g, path) in frames.iter().zip(&paths) {
+            let v = g.raster.data[rain_cell];
+            if g.raster.is_nodata(v) || !(v >= 0.0 && v.is_finite()) {
+                let (col, row) = (rain_cell % first.ncols, rain_cell / first.ncols);
+                return Err(InputError::new(format!(
+                    "the rain rate at column {}, row {} from the top is {v}, over the domain: expected a rate >= 0",
+                    col + 1,
+                    first.nrows - row
+                ))
+                .in_file(path));
+            }
+            values.push(v * unit);
+        }
+        series_list.push(Series {
+            name: format!("{key}[{rain_cell}]"),
+            times: times.clone(),
+            values,
+        });
+        let s = (series_list.len() - 1) as u32;
+        series_of.insert(rain_cell, s);
+        cells[k] = s;
+    }
+    Ok(cells)
+}
+
 /// The rain series of every stored cell: the zone holding the cell's centre (the last one
 /// listed, where zones overlap), else the uniform rate.
 fn rain(
@@ -1275,20 +1386,31 @@ fn rain(
     dir: &Path,
     series_list: &mut Vec<Series>,
 ) -> Result<Rain, InputError> {
-    if spec.rate.is_none() && spec.zones.is_empty() {
-        return Err(bad(
-            "rain",
-            "give a uniform `rate`, or `[[rain.zone]]` tables",
-        ));
-    }
-    let uniform = match &spec.rate {
-        Some(rate) => rain_rate(rate, "rain.rate", dir, series_list)?,
-        None => NONE,
-    };
     let valid = |k: usize| points[k].is_some() && bed[k] < WALL_BED * 0.5;
-    let mut cells: Vec<u32> = (0..points.len())
-        .map(|k| if valid(k) { uniform } else { NONE })
-        .collect();
+    let mut cells: Vec<u32> = match (&spec.rate, &spec.rasters) {
+        (Some(_), Some(_)) => {
+            return Err(bad("rain", "give `rate` or `rasters`, not both"));
+        }
+        (None, None) if spec.zones.is_empty() => {
+            return Err(bad(
+                "rain",
+                "give a uniform `rate`, `rasters`, or `[[rain.zone]]` tables",
+            ));
+        }
+        (Some(rate), None) => {
+            let uniform = rain_rate(rate, "rain.rate", dir, series_list)?;
+            (0..points.len())
+                .map(|k| if valid(k) { uniform } else { NONE })
+                .collect()
+        }
+        (None, Some(rasters)) => {
+            let centres: Vec<Option<(f64, f64)>> = (0..points.len())
+                .map(|k| points[k].filter(|_| valid(k)))
+                .collect();
+            gridded_rain(rasters, &centres, frame, dir, series_list)?
+        }
+        (None, None) => vec![NONE; points.len()],
+    };
     for (z, zone) in spec.zones.iter().enumerate() {
         let key = format!("rain.zone[{z}]");
         let series = rain_rate(&zone.rate, &format!("{key}.rate"), dir, series_list)?;

@@ -39,7 +39,7 @@ fn names(units: &[(&str, f64)]) -> String {
 fn factor(given: Option<&str>, allowed: &[(&str, f64)], key: &str) -> Result<f64, InputError> {
     let Some(given) = given else {
         return Err(InputError::new(format!(
-            "a CSV series must state its units: expected one of {}",
+            "a series read from files must state its units: expected one of {}",
             names(allowed)
         ))
         .at_key(key));
@@ -55,6 +55,16 @@ fn factor(given: Option<&str>, allowed: &[(&str, f64)], key: &str) -> Result<f64
             ))
             .at_key(key)
         })
+}
+
+/// The SI factor of the unit a scenario states for a quantity, or an error at `key`.
+pub fn unit_factor(quantity: Quantity, given: Option<&str>, key: &str) -> Result<f64, InputError> {
+    factor(given, quantity.units(), key)
+}
+
+/// The factor to seconds of a stated time unit, or an error at `key`.
+pub fn time_factor(given: Option<&str>, key: &str) -> Result<f64, InputError> {
+    factor(given, &TIME_UNITS, key)
 }
 
 /// Reads a series of `quantity` in SI units; `key` names it in errors and `dir` resolves
@@ -105,7 +115,7 @@ pub fn load(
     })
 }
 
-fn check(times: &[f64], values: &[f64]) -> Result<(), String> {
+pub(crate) fn check(times: &[f64], values: &[f64]) -> Result<(), String> {
     if times.is_empty() {
         return Err("expected at least one (time, value) point".into());
     }

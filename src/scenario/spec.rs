@@ -276,9 +276,24 @@ pub struct SeriesCsv {
 pub struct RainSpec {
     /// mm/h on every cell outside the zones.
     pub rate: Option<SeriesSpec>,
+    /// Gridded rain (radar, a forecast), in place of `rate`.
+    pub rasters: Option<RainRasters>,
     /// Areas with a rain series of their own; a later zone wins where zones overlap.
     #[serde(default, rename = "zone")]
     pub zones: Vec<RainZoneSpec>,
+}
+
+/// A sequence of rain-rate rasters on a grid of their own, each valid at its time;
+/// rates are interpolated linearly between them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RainRasters {
+    pub paths: Vec<String>,
+    pub times: Vec<f64>,
+    /// Required: "s", "min", "h" or "day".
+    pub time_unit: Option<String>,
+    /// Required: "mm/h", "mm/min" or "m/s".
+    pub unit: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
