@@ -121,11 +121,12 @@ impl Frame {
 /// Builds the model; `dir` resolves relative paths in the scenario.
 pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let (frame, terrain_raster) = frame(spec, dir)?;
-    let elevation = terrain(
+    let mut elevation = terrain(
         &spec.terrain,
         &frame,
         terrain_raster.as_ref().map(|(r, p)| (r, p.as_path())),
     )?;
+    levees(&spec.levees, &frame, &mut elevation, dir)?;
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
     let fine_bed: Vec<f32> = elevation
@@ -1178,6 +1179,36 @@ fn line_cells(
         }
     }
     Ok(cells)
+}
+
+/// Raises the finest cells under each levee line to its crest, or takes them out of the
+/// domain (NaN, as nodata) where the levee is a wall. The cells of a line touch at least
+/// corner to corner, and water crosses faces only, so a wall leaks nowhere.
+fn levees(
+    specs: &[LeveeSpec],
+    frame: &Frame,
+    elevation: &mut [f64],
+    dir: &Path,
+) -> Result<(), InputError> {
+    for (k, levee) in specs.iter().enumerate() {
+        let key = format!("levee[{k}]");
+        if let Some(crest) = levee.crest.filter(|c| !c.is_finite()) {
+            return Err(bad(
+                &format!("{key}.crest"),
+                format!("expected a finite elevation, found {crest}"),
+            ));
+        }
+        let line = coords(&levee.line, Want::Line, &format!("{key}.line"), dir, frame)?;
+        for (i, j) in line_cells(frame, &line, &format!("{key}.line"))? {
+            let z = &mut elevation[i + frame.nx * j];
+            *z = match levee.crest {
+                Some(crest) if !z.is_nan() => z.max(crest),
+                Some(_) => *z, // nodata stays outside
+                None => f64::NAN,
+            };
+        }
+    }
+    Ok(())
 }
 
 fn polygon_cells(

@@ -25,6 +25,10 @@ pub struct Spec {
     /// polygon.
     #[serde(default, rename = "source")]
     pub sources: Vec<SourceSpec>,
+    /// Embankments, walls and road crests along lines: the terrain raised to a crest, or
+    /// taken out of the domain (a wall).
+    #[serde(default, rename = "levee")]
+    pub levees: Vec<LeveeSpec>,
     /// Lines across which the discharge is recorded at gauge times.
     #[serde(default, rename = "cross_section")]
     pub sections: Vec<SectionSpec>,
@@ -329,6 +333,16 @@ pub enum Coords {
         vector: String,
         feature: Option<String>,
     },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeveeSpec {
+    pub name: Option<String>,
+    pub line: Coords,
+    /// Crest elevation (m, the terrain's datum); without it the line is a wall that water
+    /// never crosses.
+    pub crest: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

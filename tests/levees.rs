@@ -1,0 +1,82 @@
+//! Levees: a wall along a slanted line holds a dam break back exactly (no water slips
+//! diagonally between its cells), a crest below the water is overtopped, a crest above it
+//! holds, and a wall across two levels keeps the mass.
+
+mod common;
+
+const SCENARIO: &str = r#"
+[domain]
+cell_size = 1.0
+nx = 64
+ny = 64
+
+[refinement]
+levels = 2
+default_level = 1
+
+[[refinement.region]]
+shape = "rectangle"
+min = [0.0, 0.0]
+max = [64.0, 32.0]
+level = 0
+
+[terrain]
+type = "flat"
+elevation = 0.0
+
+[[initial.region]]
+shape = "polygon"
+points = [[0.0, 0.0], [40.3, 0.0], [20.7, 64.0], [0.0, 64.0]]
+water_level = 1.0
+
+[[levee]]
+line = [[40.3, 0.2], [20.7, 63.8]]
+CREST
+
+[time]
+end = 20.0
+"#;
+
+/// Volume east of the levee, more than two cells from it, and the total volume.
+fn east_and_total(crest: &str) -> (f64, f64, f64) {
+    let model = common::model(&SCENARIO.replace("CREST", crest));
+    let initial = model.stored_volume(&model.depth);
+    let (fields, _) = common::run_to(&model, 20.0);
+    let mut east = 0.0;
+    for j in 0..64 {
+        for i in 0..64 {
+            let (x, y) = (i as f64 + 0.5, j as f64 + 0.5);
+            // Signed distance to the line, positive to its east.
+            let d = ((x - 40.3) * 63.6 + (y - 0.2) * 19.6) / (63.6f64.hypot(19.6));
+            if d > 2.0 {
+                east += fields.depth[i + 64 * j] as f64;
+            }
+        }
+    }
+    (east, model.volume(&fields.depth), initial)
+}
+
+#[test]
+fn a_wall_holds_the_water_back_exactly() {
+    let (east, total, initial) = east_and_total("");
+    assert_eq!(east, 0.0, "water crossed the wall");
+    assert!(
+        (total - initial).abs() / initial < 1e-5,
+        "{total} vs {initial}"
+    );
+}
+
+#[test]
+fn a_crest_below_the_water_is_overtopped_and_one_above_holds() {
+    let (east, _, _) = east_and_total("crest = 2.0");
+    assert_eq!(east, 0.0, "water crossed a crest above it");
+    let (east, total, initial) = east_and_total("crest = 0.4");
+    assert!(
+        east > 0.05 * initial,
+        "only {east} m³ went over a crest 0.6 m under the water"
+    );
+    assert!(
+        (total - initial).abs() / initial < 1e-5,
+        "{total} vs {initial}"
+    );
+}
