@@ -45,6 +45,9 @@ const BC_INFLOW: u32 = 2u;   // discharge hydrograph Q(t), imposed as the face m
 const BC_STAGE: u32 = 3u;    // water level hydrograph eta(t)
 const BC_RAIN: u32 = 4u;     // not a boundary: a rain series and its share of the domain (scale)
 
+// In a source entry's cell: the cell holds the series' water level (relative to the datum).
+const LEVEL_ENTRY: u32 = 0x100u;
+
 // In a block's rain code (sources[b].w): its cells' series follow one by one.
 const RAIN_PER_CELL: u32 = 0x80000000u;
 
@@ -149,7 +152,8 @@ struct BcDef {
 // Sources inside the domain, and rain. [0, nblocks): per block (first entry, entry count,
 // the wave speed its sources' peak discharges impose on dt as f32 bits, rain code);
 // then entries (cell in block, series, depth rate per m³/s as f32 bits, share of the
-// discharge as f32 bits), grouped by block; then the rain series of each cell of the
+// discharge as f32 bits), grouped by block, or for the cells of stage and outfall lines
+// (cell in block | LEVEL_ENTRY, level series, 0, 0); then the rain series of each cell of the
 // blocks whose cells differ (four cells to an entry). A rain code is the series raining
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;

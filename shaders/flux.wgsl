@@ -367,6 +367,15 @@ fn is_valid_cell(li: i32, lj: i32, z: f32) -> bool {
     return geo.i0 + li < geo.nx && geo.j0 + lj < geo.ny && z < WALL_BED_TEST;
 }
 
+// Net mass flux out of cell (li, lj) through its four faces, per unit face length (m²/s).
+fn depth_divergence(li: i32, lj: i32) -> f32 {
+    let fe = xface[(li + 1) + FACE_ROW * lj].x;
+    let fw = xface[li + FACE_ROW * lj].x;
+    let fn_ = yface[(lj + 1) + FACE_ROW * li].x;
+    let fs = yface[lj + FACE_ROW * li].x;
+    return (fe - fw) + (fn_ - fs);
+}
+
 // dt L(U) applied to the thread's own cell, with rain, then implicit Manning friction.
 fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
     let g = params.g;
@@ -379,7 +388,7 @@ fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) ->
     let deta_x = eta_slope(tile[c - 1], p, tile[c + 1]);
     let deta_y = eta_slope(turn(tile[c - TILE]), turn(p), turn(tile[c + TILE]));
     let k = dt / geo.dx;
-    var h = u.x - k * ((fe.x - fw.x) + (fn_.x - fs.x)) + dt * rain;
+    var h = u.x - k * depth_divergence(li, lj) + dt * rain;
     var hu = u.y - k * ((fe.y - fw.z + g * p.x * deta_x) + (fn_.w - fs.w));
     var hv = u.z - k * ((fn_.y - fs.z + g * p.x * deta_y) + (fe.w - fw.w));
     h = max(h, 0.0);
@@ -426,13 +435,48 @@ fn rain_rate(b: u32, tid: u32, stage: u32) -> f32 {
     return select(f.x, f.y, stage == 2u);
 }
 
-// Discharge (m³/s) of the block's sources in this stage, for the volume balance.
-fn source_discharge(span: vec4<u32>, stage: u32) -> f32 {
-    var q = 0.0;
+// Depth rate (m/s) that water enters cell `tid` with, from rain and sources.
+fn inflow_rate(b: u32, tid: u32, stage: u32) -> f32 {
+    return source_rate(b, tid, stage) + rain_rate(b, tid, stage);
+}
+
+// The entry of the stage or outfall line on cell `tid`, NONE when none is.
+fn level_entry(b: u32, tid: u32) -> u32 {
+    let span = sources[b];
+    for (var k = span.x; k < span.x + span.y; k++) {
+        if (sources[k].x == (tid | LEVEL_ENTRY)) {
+            return k;
+        }
+    }
+    return NONE;
+}
+
+// The depth rate a stage or outfall line adds to its cell `tid` so that the stage ends at
+// the line's level exactly: it makes up for the fluxes, rain and sources of the cell.
+// Thread 0 recomputes it for the volume balance from the same inputs, so the water the
+// line takes in or gives up is counted to the bit.
+fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
+    let own = load_cell(stage, b, tid);
+    let f = forcing[series];
+    let held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
+    let li = i32(tid % 16u);
+    let lj = i32(tid / 16u);
+    return (held - own.x) / sim.dt + depth_divergence(li, lj) / geo.dx - inflow_rate(b, tid, stage);
+}
+
+// Discharge (m³/s, in and out) of the block's sources and level lines in this stage, for
+// the volume balance.
+fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
+    var q = vec2<f32>(0.0);
     for (var k = span.x; k < span.x + span.y; k++) {
         let s = sources[k];
-        let f = forcing[s.y];
-        q += select(f.x, f.y, stage == 2u) * bitcast<f32>(s.w);
+        if ((s.x & LEVEL_ENTRY) != 0u) {
+            let tid = s.x & ~LEVEL_ENTRY;
+            q += split_flow(level_rate(b, tid, stage, s.y) * geo.dx * geo.dx);
+        } else {
+            let f = forcing[s.y];
+            q.x += select(f.x, f.y, stage == 2u) * bitcast<f32>(s.w);
+        }
     }
     return q;
 }
@@ -554,8 +598,12 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
     var next = own;
     if (stage != 0u && valid) {
         let dt = sim.dt;
-        let rain = source_rate(b, tid, stage) + rain_rate(b, tid, stage);
-        next = advance_cell(own, li, lj, dt, rain, friction[cell]);
+        var rate = inflow_rate(b, tid, stage);
+        let level = level_entry(b, tid);
+        if (level != NONE) {
+            rate += level_rate(b, tid, stage, sources[level].y);
+        }
+        next = advance_cell(own, li, lj, dt, rate, friction[cell]);
         if (stage == 2u) {
             next = 0.5 * (state_a[cell] + next);
             next.w = own.w;
@@ -597,7 +645,7 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
             block_flags[b] = atomicLoad(&wg_wet);
         }
         if (stage != 0u && ((info.flags & BLOCK_ON_EDGE) != 0u || span.y > 0u)) {
-            var flow = vec2<f32>(source_discharge(span, stage), 0.0);
+            var flow = source_discharge(b, span, stage);
             if ((info.flags & BLOCK_ON_EDGE) != 0u) {
                 flow += edge_discharge();
             }

@@ -60,6 +60,11 @@ discharge = { time = [0.0, 10.0], value = [5.0, 20.0] }
 line = [[90.0, 20.0], [230.0, 60.0]]
 discharge = 30.0
 
+# An outfall line across the partition.
+[[boundary.line]]
+type = "outfall"
+line = [[10.5, 180.5], [100.5, 150.5]]
+
 # Rain everywhere, and a storm cell over a triangle that cuts blocks, levels and ranks.
 [rain]
 rate = 200.0

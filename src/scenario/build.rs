@@ -142,7 +142,15 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let mut series_list = Vec::new();
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
     let gauges = gauges(&spec.gauges, &frame)?;
-    let source_cells = sources(&spec.sources, &frame, &elevation, dir, &mut series_list)?;
+    let mut source_cells = sources(&spec.sources, &frame, &elevation, dir, &mut series_list)?;
+    source_cells.extend(level_lines(
+        &spec.boundary.lines,
+        &frame,
+        &elevation,
+        datum,
+        dir,
+        &mut series_list,
+    )?);
     let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
     let sources = stored_sources(&mut grid, &source_cells);
@@ -1043,6 +1051,8 @@ fn coords(
 struct SourceCells {
     series: u32,
     cells: Vec<(usize, usize)>,
+    /// A stage or outfall line: the series is the water level the cells hold.
+    level: bool,
 }
 
 /// Where each `[[source]]` puts its water: the cell under a point, the cells a line
@@ -1099,6 +1109,66 @@ fn sources(
         out.push(SourceCells {
             series: (series_list.len() - 1) as u32,
             cells,
+            level: false,
+        });
+    }
+    Ok(out)
+}
+
+/// Level below any terrain: an outfall line holds its cells dry, so water that reaches it
+/// leaves the domain.
+const OUTFALL_LEVEL: f64 = -1.0e6;
+
+/// Stage and outfall lines inside the domain: the cells they cross hold the line's water
+/// level (relative to the datum), taking in or giving up whatever water that needs.
+fn level_lines(
+    specs: &[BoundaryLineSpec],
+    frame: &Frame,
+    elevation: &[f64],
+    datum: f64,
+    dir: &Path,
+    series_list: &mut Vec<Series>,
+) -> Result<Vec<SourceCells>, InputError> {
+    let mut out = Vec::new();
+    for (k, s) in specs.iter().enumerate() {
+        let key = format!("boundary.line[{k}]");
+        let mut series = match (s.kind.as_str(), &s.level) {
+            ("stage", Some(level)) => {
+                series::load(level, &format!("{key}.level"), dir, Quantity::Level)?
+            }
+            ("stage", None) => return Err(bad(&key, "a stage line needs `level`")),
+            ("outfall", None) => Series::constant(&key, OUTFALL_LEVEL),
+            ("outfall", Some(_)) => {
+                return Err(bad(
+                    &format!("{key}.level"),
+                    "an outfall line takes no level",
+                ));
+            }
+            (other, _) => {
+                return Err(bad(
+                    &format!("{key}.type"),
+                    format!("expected \"stage\" or \"outfall\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
+                ));
+            }
+        };
+        series.values.iter_mut().for_each(|v| *v -= datum);
+        let line = coords(&s.line, Want::Line, &format!("{key}.line"), dir, frame)?;
+        let cells = line_cells(frame, &line, &format!("{key}.line"))?;
+        if let Some(&(i, j)) = cells
+            .iter()
+            .find(|&&(i, j)| elevation[i + frame.nx * j].is_nan())
+        {
+            let (x, y) = frame.centre(i, j);
+            return Err(bad(
+                &format!("{key}.line"),
+                format!("the cell at ({x}, {y}) is nodata, outside the domain: draw the line on the cells just inside"),
+            ));
+        }
+        series_list.push(series);
+        out.push(SourceCells {
+            series: (series_list.len() - 1) as u32,
+            cells,
+            level: true,
         });
     }
     Ok(out)
@@ -1248,15 +1318,17 @@ fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCe
             let cell = grid.storage_index(i, j);
             let b = grid.block_of_cell(i, j);
             grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
-            match out
-                .iter_mut()
-                .find(|o| o.cell == cell && o.series == s.series)
-            {
-                Some(o) => o.fraction += share,
+            // A cell holds one level: the first line listed over it.
+            let same =
+                |o: &SourceCell| o.cell == cell && (o.series == s.series || s.level && o.level);
+            match out.iter_mut().find(|o| same(o)) {
+                Some(o) if !o.level => o.fraction += share,
+                Some(_) => {}
                 None => out.push(SourceCell {
                     cell,
                     series: s.series,
-                    fraction: share,
+                    fraction: if s.level { 0.0 } else { share },
+                    level: s.level,
                 }),
             }
         }

@@ -160,6 +160,9 @@ pub struct SourceCell {
     pub series: u32,
     /// Share of the series' discharge that enters this cell.
     pub fraction: f64,
+    /// The cell is part of a stage or outfall line: the series is the water level it holds
+    /// (relative to the model's datum), and `fraction` is unused.
+    pub level: bool,
 }
 
 /// A line across which discharge is recorded: Q = sum over samples of

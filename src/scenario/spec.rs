@@ -228,6 +228,22 @@ pub struct BoundarySpec {
     pub north: Option<String>,
     #[serde(default, rename = "segment")]
     pub segments: Vec<SegmentSpec>,
+    /// Stage and outfall lines anywhere in the domain, not only on its edges.
+    #[serde(default, rename = "line")]
+    pub lines: Vec<BoundaryLineSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundaryLineSpec {
+    pub name: Option<String>,
+    /// "stage" (the water level held at `level`) or "outfall" (water that reaches the
+    /// line leaves the domain).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub line: Coords,
+    /// Stage: water level (m, the terrain's datum).
+    pub level: Option<SeriesSpec>,
 }
 
 #[derive(Debug, Deserialize)]

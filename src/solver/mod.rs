@@ -29,6 +29,9 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
 const INF_BITS: u32 = 0x7f80_0000;
+/// In a source entry's cell: the cell holds the series' water level (a stage or outfall
+/// line) rather than taking its discharge.
+const LEVEL_ENTRY: u32 = 0x100;
 /// In a block's rain code: its cells' series are listed one by one (see `block_rain`).
 const RAIN_PER_CELL: u32 = 0x8000_0000;
 
@@ -776,6 +779,10 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
     let mut speed = vec![0.0f64; nb];
     for s in &model.sources {
         let (b, c) = (s.cell / CELLS_PER_BLOCK, s.cell % CELLS_PER_BLOCK);
+        if s.level {
+            by_block[b].push([c as u32 | LEVEL_ENTRY, s.series, 0, 0]);
+            continue;
+        }
         let width = model.cell_size * model.grid.cell_footprint(s.cell).2 as f64;
         let rate = s.fraction / (width * width);
         by_block[b].push([
