@@ -454,7 +454,7 @@ fn level_entry(b: u32, tid: u32) -> u32 {
 // The depth rate a stage or outfall line adds to its cell `tid` so that the stage ends at
 // the line's level exactly: it makes up for the fluxes, rain and sources of the cell.
 // Thread 0 recomputes it for the volume balance from the same inputs, so the water the
-// line takes in or gives up is counted to the bit.
+// line takes in or gives up is counted as it was added.
 fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
     let own = load_cell(stage, b, tid);
     let f = forcing[series];
