@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::gpu::{shaders, Gpu};
 use crate::scenario::model::Model;
+use crate::solver::profile::Profile;
 use crate::solver::{Simulation, MIN_BYTES_PER_CELL_UPDATE};
 use serde_json::json;
 use std::time::Instant;
@@ -237,6 +238,19 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
         effective_bytes_per_s: cell_updates_per_s * MIN_BYTES_PER_CELL_UPDATE as f64,
         adapter: gpu.describe(),
     })
+}
+
+/// GPU time per kernel over `steps` steps of the same dam break, after a warm-up; None
+/// without timestamp queries.
+pub fn profile(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<Option<Profile>> {
+    let model = dam_break_model(nx, ny);
+    let mut sim = Simulation::new(gpu, &model)?;
+    sim.run_steps(10.min(steps))?;
+    if !sim.enable_profiling() {
+        return Ok(None);
+    }
+    sim.run_steps(steps)?;
+    Ok(sim.profile())
 }
 
 /// Bytes read plus written per second by a vec4 copy kernel over `bytes` of data.

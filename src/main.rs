@@ -47,6 +47,10 @@ enum Command {
         /// Continue from a checkpoint written by this scenario (any number of ranks).
         #[arg(long, value_name = "FILE")]
         restart: Option<PathBuf>,
+        /// Time every kernel with GPU timestamps (each in a pass of its own); the table goes
+        /// to the terminal and to summary.json.
+        #[arg(long)]
+        profile: bool,
     },
     /// Check a scenario without running it.
     Check {
@@ -86,6 +90,9 @@ enum Command {
         /// the ranks and timed step by step.
         #[arg(long)]
         ny: Option<usize>,
+        /// Then time every kernel with GPU timestamps, in a second run of the same steps.
+        #[arg(long)]
+        profile: bool,
     },
 }
 
@@ -111,6 +118,7 @@ fn dispatch(command: Command) -> Result<()> {
             overrides,
             checkpoint_every,
             restart,
+            profile,
         } => {
             let mut model = scenario::load_with(&scenario, &overrides)?;
             if let Some(file) = &restart {
@@ -135,6 +143,7 @@ fn dispatch(command: Command) -> Result<()> {
                 out_dir: out.clone(),
                 progress,
                 checkpoint_every,
+                profile,
             };
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
@@ -227,6 +236,7 @@ fn dispatch(command: Command) -> Result<()> {
             json,
             multires,
             ny,
+            profile,
         } => {
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
@@ -237,6 +247,16 @@ fn dispatch(command: Command) -> Result<()> {
             let result = bench::run(&gpu, n, ny.unwrap_or(n), steps)?;
             println!("{}", result.report());
             let mut figures = result.to_json();
+            if profile {
+                let host_us = result.record_us_per_step + result.submit_us_per_step;
+                match bench::profile(&gpu, n, ny.unwrap_or(n), steps)? {
+                    Some(p) => {
+                        print!("{}", run::profile_table(&p, host_us));
+                        figures["profile"] = run::profile_json(&p, host_us);
+                    }
+                    None => println!("profile: this adapter has no timestamp queries"),
+                }
+            }
             if multires {
                 let m = bench::multires(&gpu, n)?;
                 println!("{}", m.report());

@@ -24,6 +24,8 @@ pub struct RunOptions {
     pub progress: Progress,
     /// Simulated seconds between checkpoints.
     pub checkpoint_every: Option<f64>,
+    /// GPU timestamps around every kernel (`--profile`), where the adapter has them.
+    pub profile: bool,
 }
 
 /// Totals of a finished run (also written to `summary.json`).
@@ -59,6 +61,12 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     let started = Instant::now();
     let mut sim =
         Simulation::new(gpu, model).map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
+    if opts.profile && !sim.enable_profiling() {
+        eprintln!(
+            "--profile: {} has no timestamp queries; timing the host only",
+            gpu.info.name
+        );
+    }
     let summary = drive(
         &mut sim,
         &Run {
@@ -90,7 +98,11 @@ pub fn run_ranked(
         out_dir: opts.out_dir.clone(),
         progress: if root { opts.progress } else { Progress::Quiet },
         checkpoint_every: opts.checkpoint_every,
+        profile: false,
     };
+    if opts.profile && root {
+        eprintln!("--profile: kernel timestamps are taken on one rank only; the per-rank waits are in summary.json");
+    }
     drive(
         &mut ranked,
         &Run {
@@ -250,9 +262,47 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     if let Some(reports) = reports {
         summary.json["per_rank"] = reports.into();
     }
+    if let Some(p) = sim.profile() {
+        summary.json["profile"] = profile_json(&p, summary.host_us_per_step);
+        if run.opts.progress != Progress::Quiet {
+            eprint!("{}", profile_table(&p, summary.host_us_per_step));
+        }
+    }
     outputs::write_json_atomic(&summary_path, &summary.json)
         .map_err(|e| io_err(&summary_path, e))?;
     Ok(Some(summary))
+}
+
+pub fn profile_json(p: &crate::solver::profile::Profile, host_us: f64) -> serde_json::Value {
+    let kernels: serde_json::Map<String, serde_json::Value> = p
+        .kernel_us
+        .iter()
+        .map(|(name, us)| (format!("{name}_us_per_step"), (*us).into()))
+        .collect();
+    json!({
+        "timed_steps": p.steps,
+        "gpu_us_per_step": p.gpu_us_per_step(),
+        "host_us_per_step": host_us,
+        "kernels": kernels,
+    })
+}
+
+/// The profile as a table: GPU time per step of each kernel, its share, and the host's.
+pub fn profile_table(p: &crate::solver::profile::Profile, host_us: f64) -> String {
+    let total = p.gpu_us_per_step();
+    let mut out = format!("GPU time per step ({} steps timed)\n", p.steps);
+    for (name, us) in &p.kernel_us {
+        out += &format!(
+            "  {name:<14} {us:>10.2} us  {:>5.1}%\n",
+            100.0 * us / total.max(1e-12)
+        );
+    }
+    out += &format!("  {:<14} {total:>10.2} us\n", "all kernels");
+    out += &format!(
+        "  {:<14} {host_us:>10.2} us  (recording and submitting)\n",
+        "host"
+    );
+    out
 }
 
 fn fields_of(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {

@@ -7,6 +7,7 @@
 //! buffers, so the GPU works on the next batch while the host looks at the last one.
 
 pub mod kernels;
+pub mod profile;
 pub mod ranks;
 
 use crate::error::{Error, Result};
@@ -195,6 +196,8 @@ pub struct Simulation<'g> {
     pub host_record_s: f64,
     pub host_submit_s: f64,
     pub host_steps: u64,
+    /// GPU timestamps per kernel (`--profile`).
+    profiler: Option<profile::Profiler>,
 }
 
 impl<'g> Simulation<'g> {
@@ -253,6 +256,7 @@ impl<'g> Simulation<'g> {
                 ..buffers
             },
             ring: [ring_buffer(), ring_buffer()],
+            profiler: None,
             next_slot: 0,
             grid: model.grid.clone(),
             nblocks,
@@ -375,6 +379,52 @@ impl<'g> Simulation<'g> {
         }
     }
 
+    /// Times every kernel from now on, where the adapter has timestamp queries (false
+    /// otherwise). Each kernel then runs in a compute pass of its own.
+    pub fn enable_profiling(&mut self) -> bool {
+        self.profiler = profile::Profiler::new(self.gpu, self.ring.len());
+        self.profiler.is_some()
+    }
+
+    /// Mean GPU time per step of each kernel, when profiling.
+    pub fn profile(&self) -> Option<profile::Profile> {
+        self.profiler.as_ref().map(|p| p.profile())
+    }
+
+    /// Steps with each kernel in a pass of its own, between timestamps.
+    fn encode_timed_steps(
+        &self,
+        p: &profile::Profiler,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u32,
+        slot: usize,
+    ) {
+        let k = &self.kernels;
+        let dispatches: [(&wgpu::ComputePipeline, Option<u64>); 4] = [
+            (&k.stage1, Some(0)),
+            (&k.stage2, Some(0)),
+            (&k.scan_blocks, Some(12)),
+            (&k.finalize_step, None),
+        ];
+        for step in 0..n {
+            for (kernel, (pipeline, indirect)) in dispatches.iter().enumerate() {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(profile::KERNELS[kernel]),
+                    timestamp_writes: p.writes(slot, step, kernel),
+                });
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                pass.set_bind_group(1, &self.dispatch_group, &[]);
+                pass.set_pipeline(pipeline);
+                match indirect {
+                    Some(offset) => {
+                        pass.dispatch_workgroups_indirect(&self.buffers.dispatch, *offset)
+                    }
+                    None => pass.dispatch_workgroups(1, 1, 1),
+                }
+            }
+        }
+    }
+
     fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
         let k = &self.kernels;
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -398,13 +448,23 @@ impl<'g> Simulation<'g> {
         let slot = self.next_slot;
         self.next_slot = (slot + 1) % self.ring.len();
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        self.encode_steps(&mut encoder, n);
+        match self.profiler.take() {
+            Some(mut p) => {
+                self.encode_timed_steps(&p, &mut encoder, n, slot);
+                p.resolve(&mut encoder, slot, n);
+                self.profiler = Some(p);
+            }
+            None => self.encode_steps(&mut encoder, n),
+        }
         let size = std::mem::size_of::<SimRecord>() as u64;
         encoder.copy_buffer_to_buffer(&self.buffers.sim, 0, &self.ring[slot], 0, size);
         let commands = encoder.finish();
         let recorded = Instant::now();
         let index = self.gpu.queue.submit([commands]);
         crate::gpu::request_read(&self.ring[slot]);
+        if let Some(p) = &self.profiler {
+            p.request_read(slot);
+        }
         self.host_record_s += recorded.duration_since(start).as_secs_f64();
         self.host_submit_s += recorded.elapsed().as_secs_f64();
         self.host_steps += n as u64;
@@ -426,6 +486,13 @@ impl<'g> Simulation<'g> {
             *bytemuck::from_bytes(&view)
         };
         self.ring[slot].unmap();
+        if let Some(p) = self.profiler.as_mut() {
+            // Steps past the target are idle (empty dispatches): only the ones that ran count.
+            let ran = Status::from_record(&record)
+                .steps
+                .saturating_sub(self.status.steps);
+            p.collect(slot, ran);
+        }
         self.accept(&record)
     }
 
@@ -913,6 +980,10 @@ pub trait Stepper {
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>>;
     fn edge_volumes(&self) -> (f64, f64);
     fn host_us_per_step(&self) -> f64;
+    /// GPU time per kernel and step, when profiling.
+    fn profile(&self) -> Option<profile::Profile> {
+        None
+    }
     /// Per-rank timings, at rank 0.
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>>;
 }
@@ -938,6 +1009,9 @@ impl Stepper for Simulation<'_> {
     }
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.host_record_s + self.host_submit_s) / self.host_steps.max(1) as f64
+    }
+    fn profile(&self) -> Option<profile::Profile> {
+        Simulation::profile(self)
     }
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>> {
         None
