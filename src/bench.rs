@@ -18,6 +18,8 @@ pub struct BenchResult {
     pub cell_updates_per_s: f64,
     /// Host time per step recording commands, and inside queue.submit.
     pub record_us_per_step: f64,
+    /// GPU memory the simulation holds, per domain cell (maxima off).
+    pub gpu_bytes_per_cell: f64,
     pub submit_us_per_step: f64,
     pub copy_bytes_per_s: f64,
     pub effective_bytes_per_s: f64,
@@ -43,6 +45,7 @@ impl BenchResult {
             "effective_bytes_per_s": self.effective_bytes_per_s,
             "copy_bytes_per_s": self.copy_bytes_per_s,
             "effective_over_copy": self.ratio(),
+            "gpu_bytes_per_cell": self.gpu_bytes_per_cell,
             "adapter": self.adapter,
         })
     }
@@ -55,7 +58,8 @@ impl BenchResult {
              host time per step   {record:.2} us recording + {submit:.2} us in queue.submit\n\
              effective bandwidth  {eff:.1} GB/s at {b} B per cell update\n\
              copy bandwidth       {copy:.1} GB/s (read + write, same device)\n\
-             effective / copy     {ratio:.3}",
+             effective / copy     {ratio:.3}\n\
+             GPU memory per cell  {mem:.1} B (maxima off)",
             self.adapter,
             nx = self.nx,
             ny = self.ny,
@@ -69,6 +73,7 @@ impl BenchResult {
             b = MIN_BYTES_PER_CELL_UPDATE,
             copy = self.copy_bytes_per_s / 1e9,
             ratio = self.ratio(),
+            mem = self.gpu_bytes_per_cell,
         )
     }
 }
@@ -226,7 +231,9 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
     let submit_us_per_step = 1e6 * (sim.host_submit_s - host_before.1) / host_steps;
     let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let cell_updates_per_s = updates / seconds;
+    let gpu_bytes_per_cell = sim.gpu_bytes() as f64 / (nx * ny) as f64;
     Ok(BenchResult {
+        gpu_bytes_per_cell,
         nx,
         ny,
         steps: after.steps - before.steps,
@@ -238,6 +245,48 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
         effective_bytes_per_s: cell_updates_per_s * MIN_BYTES_PER_CELL_UPDATE as f64,
         adapter: gpu.describe(),
     })
+}
+
+/// Time per step of a dam break onto dry ground whose water covers `fraction` of the
+/// N × N domain at the start (a strip along the west side), dry blocks skipped; timed over
+/// `steps` steps after a warm-up. Returns (ms per step, share of blocks launched).
+pub fn wet_fraction(gpu: &Gpu, n: usize, fraction: f64, steps: u64) -> Result<(f64, f64)> {
+    let toml = format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = {n}
+ny = {n}
+
+[terrain]
+type = "flat"
+
+[[initial.region]]
+shape = "rectangle"
+min = [0.0, 0.0]
+max = [{x}, {n}]
+water_level = 1.0
+
+[output]
+maxima = false
+rasters = false
+png = false
+
+[time]
+end = 1e9
+"#,
+        x = fraction * n as f64
+    );
+    let model = model_of(&toml)?;
+    let mut sim = Simulation::new(gpu, &model)?;
+    sim.run_steps(10.min(steps))?;
+    let started = Instant::now();
+    let before = sim.status().cell_updates;
+    sim.run_steps(steps)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let launched = (sim.status().cell_updates - before) as f64
+        / (steps * model.grid.stored_cells() as u64) as f64;
+    Ok((1e3 * seconds / steps as f64, launched))
 }
 
 /// GPU time per kernel over `steps` steps of the same dam break, after a warm-up; None

@@ -93,6 +93,9 @@ enum Command {
         /// Then time every kernel with GPU timestamps, in a second run of the same steps.
         #[arg(long)]
         profile: bool,
+        /// Then time dam breaks onto dry ground with 10%, 50% and 100% of the domain wet.
+        #[arg(long)]
+        wet_sweep: bool,
     },
 }
 
@@ -237,6 +240,7 @@ fn dispatch(command: Command) -> Result<()> {
             multires,
             ny,
             profile,
+            wet_sweep,
         } => {
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
@@ -256,6 +260,26 @@ fn dispatch(command: Command) -> Result<()> {
                     }
                     None => println!("profile: this adapter has no timestamp queries"),
                 }
+            }
+            if wet_sweep {
+                let mut sweep = Vec::new();
+                println!("wet fraction   ms/step   blocks launched   cost vs all wet");
+                let all = bench::wet_fraction(&gpu, n, 1.0, steps)?;
+                for f in [0.1, 0.5, 1.0] {
+                    let (ms, launched) = if f == 1.0 {
+                        all
+                    } else {
+                        bench::wet_fraction(&gpu, n, f, steps)?
+                    };
+                    println!(
+                        "{:>11.0}%  {ms:>8.3}   {:>14.1}%   {:>14.1}%",
+                        100.0 * f,
+                        100.0 * launched,
+                        100.0 * ms / all.0
+                    );
+                    sweep.push(serde_json::json!({"wet_fraction": f, "ms_per_step": ms, "blocks_launched": launched}));
+                }
+                figures["wet_sweep"] = sweep.into();
             }
             if multires {
                 let m = bench::multires(&gpu, n)?;

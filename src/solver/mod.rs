@@ -386,6 +386,13 @@ impl<'g> Simulation<'g> {
         self.profiler.is_some()
     }
 
+    /// Bytes of GPU memory the simulation holds: every buffer of its bind groups, the
+    /// dispatch arguments and the status ring.
+    pub fn gpu_bytes(&self) -> u64 {
+        let ring: u64 = self.ring.iter().map(|b| b.size()).sum();
+        self.buffers.all.iter().map(|b| b.size()).sum::<u64>() + self.buffers.dispatch.size() + ring
+    }
+
     /// Mean GPU time per step of each kernel, when profiling.
     pub fn profile(&self) -> Option<profile::Profile> {
         self.profiler.as_ref().map(|p| p.profile())
