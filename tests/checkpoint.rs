@@ -87,13 +87,20 @@ fn results(dir: &Path) -> Vec<String> {
     names
 }
 
-#[test]
-fn a_restarted_run_gives_the_same_bits_as_an_uninterrupted_one() {
+/// The scenario run to its end with a checkpoint every 15 s: (temporary folder, scenario
+/// file, output folder).
+fn uninterrupted_run() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("restartable.toml");
     std::fs::write(&scenario, SCENARIO).unwrap();
     let whole = dir.path().join("whole");
     run(&scenario, &whole, &["--checkpoint-every", "15"]);
+    (dir, scenario, whole)
+}
+
+#[test]
+fn a_restarted_run_gives_the_same_bits_as_an_uninterrupted_one() {
+    let (dir, scenario, whole) = uninterrupted_run();
     // Checkpoints fall on the first stop at or after 15 s and 30 s; the last two are kept.
     let checkpoint = whole.join("checkpoint_0000016.0s.qfck");
     assert!(checkpoint.exists() && whole.join("checkpoint_0000030.0s.qfck").exists());
@@ -232,11 +239,7 @@ fn an_unstable_run_stops_with_its_place_and_the_last_sound_state() {
 /// checkpoint still restarts the run to the same bits.
 #[test]
 fn a_full_disk_stops_the_run_and_keeps_the_last_checkpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = dir.path().join("restartable.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
-    let whole = dir.path().join("whole");
-    run(&scenario, &whole, &["--checkpoint-every", "15"]);
+    let (dir, scenario, whole) = uninterrupted_run();
     let checkpoint = whole.join("checkpoint_0000016.0s.qfck");
     let size = std::fs::metadata(&checkpoint).unwrap().len();
     let biggest_result = results(&whole)
