@@ -305,3 +305,40 @@ fn rasters_in_another_crs_or_in_degrees_are_refused() {
         "{text}"
     );
 }
+
+/// Rain radar in degrees (EPSG:4326) over a DEM in UTM 11N: the rain rasters are warped onto
+/// the model's CRS, and the uniform 36 mm/h they hold falls on every cell.
+#[test]
+fn rain_rasters_in_degrees_are_warped_onto_the_model_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_tif(&d.join("dem.tif"), 32611, 500000.0, 4000000.0, 10.0, 64, 1.0);
+    write_tif(&d.join("radar.tif"), 4326, -117.1, 36.04, 0.01, 20, 36.0);
+    let scenario = d.join("radar.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+[terrain]
+type = "raster"
+path = "dem.tif"
+
+[rain]
+rasters = { paths = ["radar.tif", "radar.tif"], times = [0.0, 600.0], time_unit = "s", unit = "mm/h" }
+
+[time]
+end = 600.0
+"#,
+    )
+    .unwrap();
+    let model = quadflood::scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = quadflood::gpu::Gpu::open(None).unwrap();
+    let mut sim = quadflood::solver::Simulation::new(&gpu, &model).unwrap();
+    sim.advance_to(600.0, &mut |_| {}).unwrap();
+    let area = 640.0 * 640.0;
+    let expected = 36.0 / 3.6e6 * 600.0 * area;
+    let counted = sim.status().rain_depth * area;
+    let stored = model.volume(&sim.read_fields().depth);
+    for (what, v) in [("counted", counted), ("stored", stored)] {
+        assert!((v - expected).abs() / expected < 1e-5, "{what} {v} vs {expected}");
+    }
+}

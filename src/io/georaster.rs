@@ -121,6 +121,90 @@ fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
     Ok(GeoRaster { raster, crs })
 }
 
+/// A grid to resample onto: its CRS (WKT), south-west corner, cell size and cells.
+#[derive(Clone, Debug)]
+pub struct TargetGrid {
+    pub crs: String,
+    pub xll: f64,
+    pub yll: f64,
+    pub cellsize: f64,
+    pub ncols: usize,
+    pub nrows: usize,
+}
+
+/// Reads a raster and, when its CRS is not the target's (rain radar in degrees, say),
+/// warps it onto the target grid (bilinear, GDAL's warper); nodata stays nodata.
+#[cfg(feature = "gdal")]
+pub fn read_onto(path: &Path, target: &TargetGrid) -> Result<GeoRaster, InputError> {
+    use gdal::raster::{reproject, Buffer};
+    use gdal::spatial_ref::SpatialRef;
+    let fail = |m: String| InputError::new(m).in_file(path);
+    if is_ascii_grid(path) || !path.exists() {
+        return read(path);
+    }
+    let src = gdal::Dataset::open(path).map_err(|e| fail(format!("GDAL cannot open it: {e}")))?;
+    let Ok(src_crs) = src.spatial_ref() else {
+        return read(path); // no CRS: taken to be the terrain's, as for any raster
+    };
+    let target_crs = SpatialRef::from_wkt(&target.crs).map_err(|e| fail(e.to_string()))?;
+    if src_crs == target_crs {
+        return read(path);
+    }
+    let io = |e: gdal::errors::GdalError| fail(format!("cannot warp it onto the model's CRS: {e}"));
+    let driver = gdal::DriverManager::get_driver_by_name("MEM").map_err(io)?;
+    let mut dst = driver
+        .create_with_band_type::<f64, _>("", target.ncols, target.nrows, 1)
+        .map_err(io)?;
+    let top = target.yll + target.cellsize * target.nrows as f64;
+    dst.set_geo_transform(&[target.xll, target.cellsize, 0.0, top, 0.0, -target.cellsize])
+        .map_err(io)?;
+    dst.set_spatial_ref(&target_crs).map_err(io)?;
+    const NODATA: f64 = -9999.0;
+    {
+        let mut band = dst.rasterband(1).map_err(io)?;
+        band.set_no_data_value(Some(NODATA)).map_err(io)?;
+        let mut fill = Buffer::new(
+            (target.ncols, target.nrows),
+            vec![NODATA; target.ncols * target.nrows],
+        );
+        band.write((0, 0), (target.ncols, target.nrows), &mut fill)
+            .map_err(io)?;
+    }
+    reproject(&src, &dst).map_err(io)?;
+    let band = dst.rasterband(1).map_err(io)?;
+    let data = band
+        .read_as::<f64>(
+            (0, 0),
+            (target.ncols, target.nrows),
+            (target.ncols, target.nrows),
+            None,
+        )
+        .map_err(io)?;
+    let mut raster = Raster::new(
+        target.ncols,
+        target.nrows,
+        target.xll,
+        target.yll,
+        target.cellsize,
+        Some(NODATA),
+        NODATA,
+    );
+    let n = target.ncols;
+    for row in 0..target.nrows {
+        raster.data[row * n..(row + 1) * n]
+            .copy_from_slice(&data.data()[(target.nrows - 1 - row) * n..(target.nrows - row) * n]);
+    }
+    Ok(GeoRaster {
+        raster,
+        crs: Some(target.crs.clone()),
+    })
+}
+
+#[cfg(not(feature = "gdal"))]
+pub fn read_onto(path: &Path, _target: &TargetGrid) -> Result<GeoRaster, InputError> {
+    read(path)
+}
+
 /// Writes a Float32 GeoTIFF, tiled and compressed, with the CRS and nodata value.
 #[cfg(feature = "gdal")]
 pub fn write_geotiff(path: &Path, r: &Raster, crs: Option<&str>) -> std::io::Result<()> {

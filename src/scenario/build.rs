@@ -1380,6 +1380,22 @@ fn rain_rate(
     Ok((series_list.len() - 1) as u32)
 }
 
+/// The grid warped rain rasters land on: the domain in cells of at least the model's,
+/// at most 256 a side.
+fn rain_grid(frame: &Frame, crs: &str) -> georaster::TargetGrid {
+    let side = frame.nx.max(frame.ny) as f64 * frame.dx;
+    let cellsize = (side / 256.0).max(frame.dx);
+    let cells = |n: usize| ((n as f64 * frame.dx / cellsize).ceil() as usize).max(1);
+    georaster::TargetGrid {
+        crs: crs.to_string(),
+        xll: frame.origin.0,
+        yll: frame.origin.1,
+        cellsize,
+        ncols: cells(frame.nx),
+        nrows: cells(frame.ny),
+    }
+}
+
 /// Rain cells a run may have (radar grids are kilometres; a model-resolution rain grid
 /// would be a series per cell).
 const MAX_RAIN_CELLS: usize = 65536;
@@ -1413,9 +1429,14 @@ fn gridded_rain(
     let times: Vec<f64> = spec.times.iter().map(|t| t * time_scale).collect();
     series::check(&times, &times).map_err(|m| bad(&format!("{key}.times"), m))?;
     let paths: Vec<PathBuf> = spec.paths.iter().map(|p| dir.join(p)).collect();
+    // Rasters in another CRS (radar in degrees) are warped onto a grid over the domain in
+    // the terrain's CRS, of at most 256 × 256 rain cells.
     let frames = paths
         .iter()
-        .map(|p| georaster::read(p))
+        .map(|p| match &frame.crs {
+            Some(crs) => georaster::read_onto(p, &rain_grid(frame, crs)),
+            None => georaster::read(p),
+        })
         .collect::<Result<Vec<GeoRaster>, InputError>>()?;
     let first = &frames[0].raster;
     for (g, path) in frames.iter().zip(&paths) {
