@@ -312,7 +312,15 @@ fn rasters_in_another_crs_or_in_degrees_are_refused() {
 fn rain_rasters_in_degrees_are_warped_onto_the_model_grid() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    write_tif(&d.join("dem.tif"), 32611, 500000.0, 4000000.0, 10.0, 64, 1.0);
+    write_tif(
+        &d.join("dem.tif"),
+        32611,
+        500000.0,
+        4000000.0,
+        10.0,
+        64,
+        1.0,
+    );
     write_tif(&d.join("radar.tif"), 4326, -117.1, 36.04, 0.01, 20, 36.0);
     let scenario = d.join("radar.toml");
     std::fs::write(
@@ -339,6 +347,9 @@ end = 600.0
     let counted = sim.status().rain_depth * area;
     let stored = model.volume(&sim.read_fields().depth);
     for (what, v) in [("counted", counted), ("stored", stored)] {
-        assert!((v - expected).abs() / expected < 1e-5, "{what} {v} vs {expected}");
+        assert!(
+            (v - expected).abs() / expected < 1e-5,
+            "{what} {v} vs {expected}"
+        );
     }
 }
