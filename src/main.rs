@@ -350,6 +350,11 @@ fn run_mpi(
     })();
     if let Err(e) = result {
         eprintln!("quadflood: rank {rank} of {size} failed: {e}");
+        if matches!(e, Error::Diverged(_)) {
+            // Every rank learns of an instability in the same step (see solver/ranks.rs):
+            // wait for all, so that rank 0 has written the diagnostic map before the abort.
+            comm.min_u32(0);
+        }
         comm.abort(e.exit_code());
     }
     Ok(())

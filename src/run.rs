@@ -424,16 +424,23 @@ fn unstable_report(e: Error, model: &Model, files: Option<&mut Files>, dir: &Pat
     let Error::Unstable { t, block } = e else {
         return e;
     };
-    let info = model.grid.blocks[block as usize];
-    let size = (crate::grid::BLOCK as f64) * model.cell_size * (1u64 << info.level) as f64;
-    let x0 = model.origin.0 + info.i0 as f64 * size / crate::grid::BLOCK as f64;
-    let y0 = model.origin.1 + info.j0 as f64 * size / crate::grid::BLOCK as f64;
-    let mut message = format!(
-        "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s in block {block} (level {}), x {x0:.1} to {:.1}, y {y0:.1} to {:.1}; try a smaller time.cfl or check the inputs there",
-        info.level,
-        x0 + size,
-        y0 + size
-    );
+    let mut message = match model.grid.blocks.get(block as usize) {
+        Some(info) => {
+            let size = (crate::grid::BLOCK as f64) * model.cell_size * (1u64 << info.level) as f64;
+            let x0 = model.origin.0 + info.i0 as f64 * size / crate::grid::BLOCK as f64;
+            let y0 = model.origin.1 + info.j0 as f64 * size / crate::grid::BLOCK as f64;
+            format!(
+                "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s in block {block} (level {}), x {x0:.1} to {:.1}, y {y0:.1} to {:.1}; try a smaller time.cfl or check the inputs there",
+                info.level,
+                x0 + size,
+                y0 + size
+            )
+        }
+        // Another rank went unstable; its own report names the block.
+        None => format!(
+            "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s on another rank (its report names the block); try a smaller time.cfl or check the inputs"
+        ),
+    };
     if let Some(Files {
         maps,
         last_good: Some((t_good, fields)),

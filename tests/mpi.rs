@@ -206,3 +206,43 @@ fn a_failing_rank_ends_the_run() {
         "the run took {took:?} to end"
     );
 }
+
+/// An instability on a rank other than 0 (a 1e12 m³/s inflow on the east edge, which the
+/// 1D partition gives to rank 1) stops every rank in the same step with exit code 4, and
+/// rank 0 still writes the diagnostic map of the last sound state it gathered.
+#[test]
+fn an_instability_on_another_rank_stops_all_with_a_diagnostic_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("blowup.toml");
+    let text = SCENARIO.replace(
+        "[time]",
+        "[[boundary.segment]]\nedge = \"east\"\ntype = \"inflow\"\nfrom = 40.0\nto = 80.0\ndischarge = { time = [0.0, 2.5, 3.0], value = [0.0, 0.0, 1e12] }\n\n[time]",
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let out = dir.path().join("out");
+    let (code, stderr, took) = mpirun_with(
+        2,
+        &scenario,
+        &out,
+        &[],
+        &["--partition", "1d", "--set", "output.format=ascii"],
+    );
+    println!("{stderr}");
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("rank 1 of 2 failed") && stderr.contains("x 144.0 to"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("on another rank"),
+        "rank 0 reports it: {stderr}"
+    );
+    assert!(
+        out.join("diagnostic_last_good_0000002.0s.asc").exists(),
+        "{stderr}"
+    );
+    assert!(
+        took < Duration::from_secs(60),
+        "the run took {took:?} to end"
+    );
+}

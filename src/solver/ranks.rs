@@ -12,7 +12,7 @@ use super::{Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper};
 use crate::comm::Comm;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::grid::{BlockGrid, CELLS_PER_BLOCK};
+use crate::grid::{BlockGrid, CELLS_PER_BLOCK, NONE};
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
 use crate::scenario::model::{Model, Resume};
@@ -63,6 +63,11 @@ pub struct Ranked<'g, 'c> {
     waits: std::cell::Cell<Waits>,
     status: Status,
 }
+
+/// The dt limit an unstable rank offers in the global reduction.
+const UNSTABLE_SOMEWHERE: u32 = 0;
+/// `bad_block` on a rank told by the reduction that another rank went unstable.
+const ON_ANOTHER_RANK: u32 = u32::MAX;
 
 fn total(v: &[usize]) -> usize {
     v.iter().sum()
@@ -310,7 +315,18 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let record: SimRecord =
             *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size as usize));
         let start = Instant::now();
-        let global = self.comm.min_u32(record.dt_min_bits);
+        // An unstable rank offers 0 (no real step limit is that short): every rank learns
+        // of it from the dt reduction it makes anyway, and all stop together.
+        let offer = if record.bad_block != 0 {
+            UNSTABLE_SOMEWHERE
+        } else {
+            record.dt_min_bits
+        };
+        let global = self.comm.min_u32(offer);
+        let mut record = record;
+        if global == UNSTABLE_SOMEWHERE && record.bad_block == 0 {
+            record.bad_block = ON_ANOTHER_RANK;
+        }
         self.add_wait(|w| w.reduce_s += start.elapsed().as_secs_f64());
         self.sim.set_dt_min(global);
         // Ghosts, dry-map and clock.
@@ -347,7 +363,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
             if r.bad_block != 0 {
                 return Err(Error::Unstable {
                     t: r.t_hi as f64 + r.t_lo as f64,
-                    block: self.global_ids[r.bad_block as usize - 1],
+                    block: match r.bad_block {
+                        ON_ANOTHER_RANK => NONE,
+                        b => self.global_ids[b as usize - 1],
+                    },
                 });
             }
             if !r.dt.is_finite() || r.dt < 0.0 {
