@@ -451,17 +451,16 @@ fn level_entry(b: u32, tid: u32) -> u32 {
     return NONE;
 }
 
-// The depth rate a stage or outfall line adds to its cell `tid` so that the stage ends at
-// the line's level exactly: it makes up for the fluxes, rain and sources of the cell.
-// Thread 0 recomputes it for the volume balance from the same inputs, so the water the
-// line takes in or gives up is counted as it was added.
+// The whole depth rate of cell `tid` on a stage or outfall line: it makes up for the
+// cell's fluxes, so that the stage ends at the line's level exactly, and replaces its rain
+// and sources. Thread 0 recomputes it for the volume balance from the same inputs.
 fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
     let own = load_cell(stage, b, tid);
     let f = forcing[series];
     let held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
     let li = i32(tid % 16u);
     let lj = i32(tid / 16u);
-    return (held - own.x) / sim.dt + depth_divergence(li, lj) / geo.dx - inflow_rate(b, tid, stage);
+    return (held - own.x) / sim.dt + depth_divergence(li, lj) / geo.dx;
 }
 
 // Discharge (m³/s, in and out) of the block's sources and level lines in this stage, for
@@ -471,8 +470,11 @@ fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
     for (var k = span.x; k < span.x + span.y; k++) {
         let s = sources[k];
         if ((s.x & LEVEL_ENTRY) != 0u) {
+            // The line's water is what it adds beyond the rain and sources it replaces,
+            // which the balance counts on their own.
             let tid = s.x & ~LEVEL_ENTRY;
-            q += split_flow(level_rate(b, tid, stage, s.y) * geo.dx * geo.dx);
+            let rate = level_rate(b, tid, stage, s.y) - inflow_rate(b, tid, stage);
+            q += split_flow(rate * geo.dx * geo.dx);
         } else {
             let f = forcing[s.y];
             q.x += select(f.x, f.y, stage == 2u) * bitcast<f32>(s.w);
@@ -598,10 +600,12 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
     var next = own;
     if (stage != 0u && valid) {
         let dt = sim.dt;
-        var rate = inflow_rate(b, tid, stage);
         let level = level_entry(b, tid);
+        var rate: f32;
         if (level != NONE) {
-            rate += level_rate(b, tid, stage, sources[level].y);
+            rate = level_rate(b, tid, stage, sources[level].y);
+        } else {
+            rate = inflow_rate(b, tid, stage);
         }
         next = advance_cell(own, li, lj, dt, rate, friction[cell]);
         if (stage == 2u) {

@@ -87,12 +87,12 @@ pub fn default_n(gpu: &Gpu) -> usize {
     }
 }
 
-/// A flat, frictionless square with walls: 1 m of water inside a circle of radius R,
-/// 0.1 m outside, on `levels` levels with the finest within 2R of the centre.
 /// The end of every benchmark scenario: no outputs, and no end in sight.
 const BENCH_RUN: &str =
     "[output]\nmaxima = false\nrasters = false\npng = false\n\n[time]\nend = 1e9\n";
 
+/// A flat, frictionless square with walls: 1 m of water inside a circle of radius R,
+/// 0.1 m outside, on `levels` levels with the finest within 2R of the centre.
 fn dam_break_toml(nx: usize, ny: usize, radius: f64, levels: usize) -> String {
     let (cx, cy) = (nx as f64 / 2.0, ny as f64 / 2.0);
     format!(

@@ -101,7 +101,7 @@ pub fn run_ranked(
         profile: false,
     };
     if opts.profile && root {
-        eprintln!("--profile: kernel timestamps are taken on one rank only; the per-rank waits are in summary.json");
+        eprintln!("--profile: no kernel timestamps under mpirun; the per-rank compute and wait times are in summary.json");
     }
     drive(
         &mut ranked,

@@ -103,7 +103,6 @@ fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
     let buffer = band
         .read_as::<f64>((0, 0), (ncols, nrows), (ncols, nrows), None)
         .map_err(|e| fail(format!("cannot read band 1: {e}")))?;
-    let data = buffer.data();
     let mut raster = Raster::new(
         ncols,
         nrows,
@@ -113,12 +112,18 @@ fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
         nodata,
         0.0,
     );
-    // GDAL's first row is the northern one.
-    for row in 0..nrows {
-        raster.data[row * ncols..(row + 1) * ncols]
-            .copy_from_slice(&data[(nrows - 1 - row) * ncols..(nrows - row) * ncols]);
-    }
+    fill_from_north(&mut raster, buffer.data());
     Ok(GeoRaster { raster, crs })
+}
+
+/// Fills a raster (row 0 south) from GDAL's rows, which run from the north.
+#[cfg(feature = "gdal")]
+fn fill_from_north(raster: &mut Raster, data: &[f64]) {
+    let (n, rows) = (raster.ncols, raster.nrows);
+    for row in 0..rows {
+        raster.data[row * n..(row + 1) * n]
+            .copy_from_slice(&data[(rows - 1 - row) * n..(rows - row) * n]);
+    }
 }
 
 /// A grid to resample onto: its CRS (WKT), south-west corner, cell size and cells.
@@ -189,11 +194,7 @@ pub fn read_onto(path: &Path, target: &TargetGrid) -> Result<GeoRaster, InputErr
         Some(NODATA),
         NODATA,
     );
-    let n = target.ncols;
-    for row in 0..target.nrows {
-        raster.data[row * n..(row + 1) * n]
-            .copy_from_slice(&data.data()[(target.nrows - 1 - row) * n..(target.nrows - row) * n]);
-    }
+    fill_from_north(&mut raster, data.data());
     Ok(GeoRaster {
         raster,
         crs: Some(target.crs.clone()),

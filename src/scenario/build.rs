@@ -1431,10 +1431,11 @@ fn gridded_rain(
     let paths: Vec<PathBuf> = spec.paths.iter().map(|p| dir.join(p)).collect();
     // Rasters in another CRS (radar in degrees) are warped onto a grid over the domain in
     // the terrain's CRS, of at most 256 × 256 rain cells.
+    let target = frame.crs.as_deref().map(|crs| rain_grid(frame, crs));
     let frames = paths
         .iter()
-        .map(|p| match &frame.crs {
-            Some(crs) => georaster::read_onto(p, &rain_grid(frame, crs)),
+        .map(|p| match &target {
+            Some(target) => georaster::read_onto(p, target),
             None => georaster::read(p),
         })
         .collect::<Result<Vec<GeoRaster>, InputError>>()?;

@@ -398,7 +398,52 @@ impl<'g> Simulation<'g> {
         self.profiler.as_ref().map(|p| p.profile())
     }
 
-    /// Steps with each kernel in a pass of its own, between timestamps.
+    /// The kernels of a step in order (see `profile::KERNELS`), each with the offset of its
+    /// indirect dispatch arguments (None: one workgroup).
+    fn step_kernels(&self) -> [(&wgpu::ComputePipeline, Option<u64>); 4] {
+        let k = &self.kernels;
+        [
+            (&k.stage1, Some(0)),
+            (&k.stage2, Some(0)),
+            (&k.scan_blocks, Some(12)),
+            (&k.finalize_step, None),
+        ]
+    }
+
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        kernel: (&wgpu::ComputePipeline, Option<u64>),
+    ) {
+        pass.set_pipeline(kernel.0);
+        match kernel.1 {
+            Some(offset) => pass.dispatch_workgroups_indirect(&self.buffers.dispatch, offset),
+            None => pass.dispatch_workgroups(1, 1, 1),
+        }
+    }
+
+    fn begin_pass<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        desc: &wgpu::ComputePassDescriptor,
+    ) -> wgpu::ComputePass<'e> {
+        let mut pass = encoder.begin_compute_pass(desc);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(1, &self.dispatch_group, &[]);
+        pass
+    }
+
+    /// `n` steps in one compute pass.
+    fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
+        let mut pass = self.begin_pass(encoder, &Default::default());
+        for _ in 0..n {
+            for kernel in self.step_kernels() {
+                self.dispatch(&mut pass, kernel);
+            }
+        }
+    }
+
+    /// `n` steps with each kernel in a pass of its own, between timestamps.
     fn encode_timed_steps(
         &self,
         p: &profile::Profiler,
@@ -406,46 +451,14 @@ impl<'g> Simulation<'g> {
         n: u32,
         slot: usize,
     ) {
-        let k = &self.kernels;
-        let dispatches: [(&wgpu::ComputePipeline, Option<u64>); 4] = [
-            (&k.stage1, Some(0)),
-            (&k.stage2, Some(0)),
-            (&k.scan_blocks, Some(12)),
-            (&k.finalize_step, None),
-        ];
         for step in 0..n {
-            for (kernel, (pipeline, indirect)) in dispatches.iter().enumerate() {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(profile::KERNELS[kernel]),
-                    timestamp_writes: p.writes(slot, step, kernel),
-                });
-                pass.set_bind_group(0, &self.bind_group, &[]);
-                pass.set_bind_group(1, &self.dispatch_group, &[]);
-                pass.set_pipeline(pipeline);
-                match indirect {
-                    Some(offset) => {
-                        pass.dispatch_workgroups_indirect(&self.buffers.dispatch, *offset)
-                    }
-                    None => pass.dispatch_workgroups(1, 1, 1),
-                }
+            for (k, kernel) in self.step_kernels().into_iter().enumerate() {
+                let desc = wgpu::ComputePassDescriptor {
+                    label: Some(profile::KERNELS[k]),
+                    timestamp_writes: p.writes(slot, step, k),
+                };
+                self.dispatch(&mut self.begin_pass(encoder, &desc), kernel);
             }
-        }
-    }
-
-    fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
-        let k = &self.kernels;
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_bind_group(1, &self.dispatch_group, &[]);
-        for _ in 0..n {
-            pass.set_pipeline(&k.stage1);
-            pass.dispatch_workgroups_indirect(&self.buffers.dispatch, 0);
-            pass.set_pipeline(&k.stage2);
-            pass.dispatch_workgroups_indirect(&self.buffers.dispatch, 0);
-            pass.set_pipeline(&k.scan_blocks);
-            pass.dispatch_workgroups_indirect(&self.buffers.dispatch, 12);
-            pass.set_pipeline(&k.finalize_step);
-            pass.dispatch_workgroups(1, 1, 1);
         }
     }
 

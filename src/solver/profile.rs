@@ -110,16 +110,16 @@ impl Profiler {
     pub fn collect(&mut self, slot: usize, ran: u64) {
         let s = &self.slots[slot];
         let timed = (s.timed as u64).min(ran) as usize;
-        let count = 2 * KERNELS.len() * s.timed as usize;
-        let stamps: Vec<u64> = match s.readback.get_mapped_range(..) {
-            Ok(view) => bytemuck::cast_slice::<u8, u64>(&view)[..count].to_vec(),
-            Err(_) => return,
+        let Ok(view) = s.readback.get_mapped_range(..) else {
+            return;
         };
-        s.readback.unmap();
+        let stamps: &[u64] = bytemuck::cast_slice(&view);
         for (pass, t) in stamps.chunks(2).take(timed * KERNELS.len()).enumerate() {
             self.totals_ns[pass % KERNELS.len()] +=
                 t[1].saturating_sub(t[0]) as f64 * self.period_ns;
         }
+        drop(view);
+        s.readback.unmap();
         self.steps += timed as u64;
     }
 
