@@ -18,6 +18,8 @@ pub trait Comm {
     fn sum_f64(&self, v: f64) -> f64;
     /// Every rank's bytes, at rank 0 (None elsewhere).
     fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>>;
+    /// Every rank's bytes, in rank order, on every rank.
+    fn all_gather(&self, data: Vec<u8>) -> Vec<Vec<u8>>;
     /// Ends every rank of the run, with the given exit code.
     fn abort(&self, code: i32) -> !;
 }
@@ -44,6 +46,9 @@ impl Comm for Solo {
     }
     fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>> {
         Some(vec![data])
+    }
+    fn all_gather(&self, data: Vec<u8>) -> Vec<Vec<u8>> {
+        vec![data]
     }
     fn abort(&self, code: i32) -> ! {
         std::process::exit(code)

@@ -118,6 +118,31 @@ impl Comm for MpiComm {
         Some(all)
     }
 
+    fn all_gather(&self, data: Vec<u8>) -> Vec<Vec<u8>> {
+        // Rank 0 gathers and broadcasts: lengths first, then the bytes end to end.
+        let root = self.world.process_at_rank(0);
+        let all = self.gather(data);
+        let mut lengths: Vec<u64> = match &all {
+            Some(a) => a.iter().map(|d| d.len() as u64).collect(),
+            None => vec![0; self.size()],
+        };
+        root.broadcast_into(&mut lengths[..]);
+        let mut bytes = all.map_or_else(
+            || vec![0u8; lengths.iter().sum::<u64>() as usize],
+            |a| a.concat(),
+        );
+        root.broadcast_into(&mut bytes[..]);
+        let mut at = 0;
+        lengths
+            .iter()
+            .map(|&n| {
+                let part = bytes[at..at + n as usize].to_vec();
+                at += n as usize;
+                part
+            })
+            .collect()
+    }
+
     fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
     }

@@ -88,7 +88,7 @@ impl Comm for ThreadComm {
         peers.iter().map(|&p| self.receive(p, tag)).collect()
     }
     fn min_u32(&self, v: u32) -> u32 {
-        let all = self.allgather(v.to_le_bytes().to_vec());
+        let all = self.all_gather(v.to_le_bytes().to_vec());
         all.iter()
             .map(|b| u32::from_le_bytes(b[..4].try_into().expect("4 bytes")))
             .min()
@@ -96,7 +96,7 @@ impl Comm for ThreadComm {
     }
     fn sum_f64(&self, v: f64) -> f64 {
         // Summed in rank order on every rank, so all ranks get the same bits.
-        let all = self.allgather(v.to_le_bytes().to_vec());
+        let all = self.all_gather(v.to_le_bytes().to_vec());
         all.iter()
             .map(|b| f64::from_le_bytes(b[..8].try_into().expect("8 bytes")))
             .sum()
@@ -111,13 +111,7 @@ impl Comm for ThreadComm {
         all.extend((1..self.size()).map(|r| self.receive(r, tag)));
         Some(all)
     }
-    fn abort(&self, code: i32) -> ! {
-        panic!("rank {} aborted with code {code}", self.rank)
-    }
-}
-
-impl ThreadComm {
-    fn allgather(&self, data: Vec<u8>) -> Vec<Vec<u8>> {
+    fn all_gather(&self, data: Vec<u8>) -> Vec<Vec<u8>> {
         let tag = self.next_tag();
         for p in (0..self.size()).filter(|&p| p != self.rank) {
             self.send(p, tag, data.clone());
@@ -131,6 +125,9 @@ impl ThreadComm {
                 }
             })
             .collect()
+    }
+    fn abort(&self, code: i32) -> ! {
+        panic!("rank {} aborted with code {code}", self.rank)
     }
 }
 
@@ -156,6 +153,8 @@ mod tests {
                         }
                         let m = c.min_u32(10 + r as u32);
                         let sum = c.sum_f64(0.5 * r as f64);
+                        let every = c.all_gather(vec![r as u8; r + 1]);
+                        assert_eq!(every, vec![vec![0], vec![1, 1], vec![2, 2, 2]]);
                         let g = c
                             .gather(vec![r as u8; r + 1])
                             .map(|all| all.iter().map(Vec::len).sum());

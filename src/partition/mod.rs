@@ -2,6 +2,7 @@
 //! (Hilbert, the default) or by (x, y) (1D, as in the source documents), and the order is
 //! cut into P contiguous pieces of equal weight.
 
+pub mod balance;
 pub mod local;
 
 use crate::grid::{BlockGrid, BLOCK};
@@ -118,19 +119,54 @@ pub fn partition(
     weight: &dyn Fn(usize) -> f64,
 ) -> Partition {
     assert!(ranks >= 1);
-    let ordered = order(grid, method);
+    let shares = vec![1.0 / ranks as f64; ranks];
+    cut(&order(grid, method), weight, &shares, usize::MAX)
+}
+
+/// Cuts blocks in curve order into contiguous pieces, rank p taking `shares[p]` of the
+/// weight (shares sum to 1) and at most `cap` blocks, no rank empty.
+pub fn cut(
+    ordered: &[usize],
+    weight: &dyn Fn(usize) -> f64,
+    shares: &[f64],
+    cap: usize,
+) -> Partition {
+    let ranks = shares.len();
+    assert!(
+        ranks >= 1 && ordered.len() >= ranks,
+        "fewer blocks than ranks"
+    );
     let total: f64 = ordered.iter().map(|&b| weight(b)).sum();
-    let mut owner = vec![0u32; grid.nblocks()];
-    let mut acc = 0.0;
+    // Where each rank's piece ends along the curve, in weight.
+    let ends: Vec<f64> = shares
+        .iter()
+        .scan(0.0, |acc, s| {
+            *acc += s * total;
+            Some(*acc)
+        })
+        .collect();
+    let mut owner = vec![0u32; ordered.iter().max().map_or(0, |&b| b + 1)];
+    let (mut rank, mut count, mut acc) = (0usize, 0usize, 0.0);
     for (k, &b) in ordered.iter().enumerate() {
-        // The rank whose share holds this block's midpoint along the curve.
+        // A block goes to the piece holding its midpoint along the curve.
         let mid = acc + 0.5 * weight(b);
         acc += weight(b);
-        let mut rank = ((mid / total) * ranks as f64).floor() as usize;
-        // Never leave a later rank without a block, nor skip ranks.
+        // Past this rank's share, unless the later ranks could not hold what is left.
         let left = ordered.len() - k;
-        rank = rank.min(ranks - 1).max(ranks.saturating_sub(left));
+        let full = count >= cap;
+        let past = mid > ends[rank] && left <= cap.saturating_mul(ranks - rank - 1);
+        if rank + 1 < ranks && count > 0 && (full || past) {
+            rank += 1;
+            count = 0;
+        }
+        // Leave at least one block for every later rank.
+        let later = ranks.saturating_sub(ordered.len() - k);
+        if later > rank {
+            rank = later;
+            count = 0;
+        }
         owner[b] = rank as u32;
+        count += 1;
     }
     Partition { ranks, owner }
 }
