@@ -94,6 +94,10 @@ pub fn run_ranked(
     let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, partition, comm)
         .map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
     let root = comm.rank() == 0;
+    if root && model.write_png {
+        std::fs::create_dir_all(&opts.out_dir).map_err(|e| io_err(&opts.out_dir, e))?;
+        ranked.draw_partitions(&opts.out_dir)?;
+    }
     let opts = RunOptions {
         out_dir: opts.out_dir.clone(),
         progress: if root { opts.progress } else { Progress::Quiet },
@@ -207,6 +211,7 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     let snapshot = sim.snapshot();
     let (mass_inflow, mass_outflow) = sim.edge_volumes();
     let reports = sim.rank_reports();
+    let rebalancing = sim.rebalancing();
     let (Some(snapshot), Some(files)) = (snapshot, files) else {
         return Ok(None);
     };
@@ -261,6 +266,9 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     summary.json["ranks"] = run.ranks.into();
     if let Some(reports) = reports {
         summary.json["per_rank"] = reports.into();
+    }
+    if let Some(log) = rebalancing {
+        summary.json["rebalancing"] = log.into();
     }
     if let Some(p) = sim.profile() {
         summary.json["profile"] = profile_json(&p, summary.host_us_per_step);

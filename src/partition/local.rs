@@ -107,6 +107,22 @@ fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
         .collect()
 }
 
+/// The ranks that hold each block under `p`: its owner, then every rank for which it is a
+/// ghost (it lies next to one of that rank's blocks), sorted, without repeats.
+pub fn holders(grid: &BlockGrid, p: &Partition) -> Vec<Vec<u32>> {
+    let mut held: Vec<Vec<u32>> = p.owner.iter().map(|&o| vec![o]).collect();
+    for b in 0..grid.nblocks() {
+        for n in all_neighbours(grid, b) {
+            held[n].push(p.owner[b]);
+        }
+    }
+    for h in &mut held {
+        h.sort_unstable();
+        h.dedup();
+    }
+    held
+}
+
 impl LocalGrid {
     pub fn new(grid: &BlockGrid, p: &Partition, rank: usize) -> LocalGrid {
         let own_blocks = p.blocks_of(rank);
@@ -242,6 +258,21 @@ mod tests {
     use super::*;
     use crate::grid::quadtree;
     use crate::partition::{partition, per_block, Method};
+
+    #[test]
+    fn holders_are_the_ranks_whose_local_grid_has_the_block() {
+        let grid = quadtree::build(300, 200, 3, &|f| f.i0 < 64);
+        let p = partition(&grid, 5, Method::Hilbert, &per_block);
+        let held = holders(&grid, &p);
+        let mut seen: Vec<Vec<u32>> = vec![Vec::new(); grid.nblocks()];
+        for r in 0..5 {
+            for &g in &LocalGrid::new(&grid, &p, r).global {
+                seen[g as usize].push(r as u32);
+            }
+        }
+        assert_eq!(held, seen);
+        assert!(held.iter().any(|h| h.len() > 1), "some blocks are ghosts");
+    }
 
     #[test]
     fn sends_match_receives_and_blocks_are_shared_out() {

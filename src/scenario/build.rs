@@ -203,6 +203,57 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
             .unwrap_or("hilbert")
             .parse()
             .map_err(|m: String| bad("parallel.partition", m))?,
+        balance: spec
+            .load_balancing
+            .as_ref()
+            .map(balance_settings)
+            .transpose()?,
+    })
+}
+
+fn balance_settings(
+    b: &crate::scenario::spec::LoadBalancingSpec,
+) -> Result<crate::partition::balance::Settings, InputError> {
+    let every = b.every.unwrap_or(100);
+    if every == 0 {
+        return Err(bad("load_balancing.every", "expected at least 1 step, found 0"));
+    }
+    let within = |key: &str, v: f64, lo: f64, hi: f64, what: &str| {
+        if v.is_finite() && v >= lo && v < hi {
+            Ok(v)
+        } else {
+            Err(bad(key, format!("expected {what}, found {v}")))
+        }
+    };
+    Ok(crate::partition::balance::Settings {
+        every,
+        threshold: within(
+            "load_balancing.threshold",
+            b.threshold.unwrap_or(1.1),
+            1.0,
+            f64::INFINITY,
+            "a number >= 1 (max over mean busy time)",
+        )?,
+        rule: b
+            .rule
+            .as_deref()
+            .unwrap_or("cost")
+            .parse()
+            .map_err(|m: String| bad("load_balancing.rule", m))?,
+        epsilon: within(
+            "load_balancing.epsilon",
+            b.epsilon.unwrap_or(0.2),
+            0.0,
+            1.0,
+            "a number in [0, 1)",
+        )?,
+        max_blocks: within(
+            "load_balancing.max_blocks",
+            b.max_blocks.unwrap_or(4.0),
+            1.0,
+            f64::INFINITY,
+            "a number >= 1 (times the fair number of blocks)",
+        )?,
     })
 }
 

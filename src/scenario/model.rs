@@ -223,6 +223,8 @@ pub struct Model {
     pub write_animation: bool,
     /// How blocks are shared out over ranks.
     pub partition: crate::partition::Method,
+    /// Moving blocks between ranks during the run (`[load_balancing]`).
+    pub balance: Option<crate::partition::balance::Settings>,
     /// Output rasters: GeoTIFF (with the `gdal` feature) or ESRI ASCII.
     pub raster_format: RasterFormat,
     /// Set when the run continues from a checkpoint.
@@ -328,6 +330,7 @@ impl Model {
             write_png: self.write_png,
             write_animation: self.write_animation,
             partition: self.partition,
+            balance: self.balance,
             raster_format: self.raster_format,
             resume: self.resume.as_ref().map(|r| Resume {
                 block_volume: global.iter().map(|&g| r.block_volume[g as usize]).collect(),

@@ -39,6 +39,8 @@ pub struct Spec {
     pub output: OutputSpec,
     #[serde(default)]
     pub parallel: ParallelSpec,
+    /// Moving blocks between ranks as the flood moves (runs over several ranks).
+    pub load_balancing: Option<LoadBalancingSpec>,
 }
 
 /// Runs over several ranks (`mpirun -n P quadflood run ...`).
@@ -47,6 +49,22 @@ pub struct Spec {
 pub struct ParallelSpec {
     /// "hilbert" (default) or "1d".
     pub partition: Option<String>,
+}
+
+/// `[load_balancing]`: see `partition::balance`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadBalancingSpec {
+    /// Steps between checks (default 100).
+    pub every: Option<u64>,
+    /// Rebalance when the busiest rank's time over the mean passes this (default 1.1).
+    pub threshold: Option<f64>,
+    /// "cost" (default) or "idle" (the source documents' rule).
+    pub rule: Option<String>,
+    /// Step size of the idle rule, in [0, 1) (default 0.2).
+    pub epsilon: Option<f64>,
+    /// No rank holds more than this many times its fair number of blocks (default 4).
+    pub max_blocks: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -52,6 +52,7 @@ fn is_read_only(b: u32) -> bool {
     )
 }
 
+#[derive(Clone)]
 pub struct Kernels {
     pub module: wgpu::ShaderModule,
     pub layout: wgpu::BindGroupLayout,

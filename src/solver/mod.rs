@@ -212,8 +212,17 @@ impl<'g> Simulation<'g> {
     /// A simulation of one rank's blocks (the model holds its own blocks and ghosts), not
     /// yet initialised: the first dt needs every rank (see `ranks`).
     pub(crate) fn with_split(gpu: &'g Gpu, model: &Model, split: Split) -> Result<Simulation<'g>> {
+        Self::with_kernels(gpu, model, split, Kernels::new(gpu))
+    }
+
+    /// As `with_split`, reusing pipelines already built (a rank rebuilt after a rebalance).
+    pub(crate) fn with_kernels(
+        gpu: &'g Gpu,
+        model: &Model,
+        split: Split,
+        kernels: Kernels,
+    ) -> Result<Simulation<'g>> {
         check_size(gpu, model)?;
-        let kernels = Kernels::new(gpu);
         let nblocks = model.grid.nblocks() as u32;
         let scan_groups = split.own.div_ceil(256);
         let (buffers, entries_buffers) = upload(gpu, model, split);
@@ -1006,6 +1015,10 @@ pub trait Stepper {
     }
     /// Per-rank timings, at rank 0.
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>>;
+    /// One entry per rebalance, at rank 0 (None when the run does not balance).
+    fn rebalancing(&self) -> Option<Vec<serde_json::Value>> {
+        None
+    }
 }
 
 impl Stepper for Simulation<'_> {

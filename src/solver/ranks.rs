@@ -13,6 +13,8 @@ use crate::comm::Comm;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{BlockGrid, CELLS_PER_BLOCK, NONE};
+
+mod migrate;
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
 use crate::scenario::model::{Model, Resume};
@@ -50,18 +52,22 @@ struct Transfer {
 pub struct Ranked<'g, 'c> {
     sim: Simulation<'g>,
     comm: &'c dyn Comm,
+    /// The whole run's model: every rank holds it, so a rebalance re-derives the static
+    /// fields (terrain, friction, boundaries, sources, rain) of the blocks it receives.
+    model: &'g Model,
+    partition: Partition,
     kernels: RankKernels,
     transfer: Transfer,
     staging_sim: wgpu::Buffer,
-    /// Global grid and every rank's own blocks (global ids, local order), on rank 0.
-    global: Option<(BlockGrid, Vec<Vec<u32>>)>,
-    global_grid: std::sync::Arc<BlockGrid>,
+    /// Every rank's own blocks (global ids, local order), on rank 0.
+    owned: Option<Vec<Vec<u32>>>,
     /// Own blocks' cells by global storage index, for reading single cells.
     local_cell: std::collections::HashMap<u32, u32>,
     /// Global id of each local block.
     global_ids: Vec<u32>,
     waits: std::cell::Cell<Waits>,
     status: Status,
+    balancer: Option<migrate::Balancer>,
 }
 
 /// The dt limit an unstable rank offers in the global reduction.
@@ -77,61 +83,90 @@ fn groups(n: usize) -> u32 {
     (n as u32).div_ceil(256)
 }
 
+fn split_of(local: &LocalGrid) -> Split {
+    Split {
+        own: local.own as u32,
+        border: local.border as u32,
+    }
+}
+
+/// Every rank's own blocks in its local order, for gathering on rank 0.
+fn owned_lists(model: &Model, p: &Partition) -> Vec<Vec<u32>> {
+    (0..p.ranks)
+        .map(|r| LocalGrid::new(&model.grid, p, r).global[..p.blocks_of(r).len()].to_vec())
+        .collect()
+}
+
+fn local_cells(local: &LocalGrid) -> std::collections::HashMap<u32, u32> {
+    local.global[..local.own]
+        .iter()
+        .enumerate()
+        .map(|(l, &g)| (g, l as u32))
+        .collect()
+}
+
 impl<'g, 'c> Ranked<'g, 'c> {
     pub fn new(
         gpu: &'g Gpu,
-        model: &Model,
+        model: &'g Model,
         p: &Partition,
         comm: &'c dyn Comm,
     ) -> Result<Ranked<'g, 'c>> {
-        let rank = comm.rank();
-        let local = LocalGrid::new(&model.grid, p, rank);
+        let local = LocalGrid::new(&model.grid, p, comm.rank());
         let local_model = model.localize(&local.global, local.grid.clone());
-        let split = Split {
-            own: local.own as u32,
-            border: local.border as u32,
-        };
-        let mut sim = Simulation::with_split(gpu, &local_model, split)?;
+        let sim = Simulation::with_split(gpu, &local_model, split_of(&local))?;
         let kernels = RankKernels::new(gpu, &sim.kernels);
         let transfer = transfer(gpu, &sim, &kernels, &local);
-        let staging_sim = map_buffer(gpu, "rank status", std::mem::size_of::<SimRecord>());
-        sim.initialise_with(&mut |bits| comm.min_u32(bits))
+        let mut ranked = Ranked {
+            sim,
+            comm,
+            model,
+            partition: p.clone(),
+            kernels,
+            transfer,
+            staging_sim: map_buffer(gpu, "rank status", std::mem::size_of::<SimRecord>()),
+            owned: (comm.rank() == 0).then(|| owned_lists(model, p)),
+            local_cell: local_cells(&local),
+            global_ids: local.global.clone(),
+            waits: Default::default(),
+            status: Status::default(),
+            balancer: model
+                .balance
+                .filter(|_| comm.size() > 1)
+                .map(|s| migrate::Balancer::new(s, model, comm.size())),
+        };
+        ranked.initialise()?;
+        ranked.status = ranked.sim.status().clone();
+        Ok(ranked)
+    }
+
+    /// Wave speeds, dry-map and dt of a freshly placed simulation, agreed over the ranks.
+    fn initialise(&mut self) -> Result<()> {
+        let comm = self.comm;
+        let global = &self.global_ids;
+        self.sim
+            .initialise_with(&mut |bits| comm.min_u32(bits))
             .map_err(|e| match e {
                 Error::Unstable { t, block } => Error::Unstable {
                     t,
-                    block: local.global[block as usize],
+                    block: global[block as usize],
                 },
                 e => e,
-            })?;
-        let global = (rank == 0).then(|| {
-            let owned = (0..p.ranks)
-                .map(|r| LocalGrid::new(&model.grid, p, r).global[..p.blocks_of(r).len()].to_vec())
-                .collect();
-            (model.grid.clone(), owned)
-        });
-        let local_cell = local.global[..local.own]
-            .iter()
-            .enumerate()
-            .map(|(l, &g)| (g, l as u32))
-            .collect();
-        let status = sim.status().clone();
-        Ok(Ranked {
-            sim,
-            comm,
-            kernels,
-            transfer,
-            staging_sim,
-            global,
-            global_grid: std::sync::Arc::new(model.grid.clone()),
-            local_cell,
-            global_ids: local.global.clone(),
-            waits: Default::default(),
-            status,
-        })
+            })
     }
 
     pub fn status(&self) -> &Status {
         &self.status
+    }
+
+    /// Draws the partition into `dir` (rank 0) at the start and after every rebalance.
+    pub fn draw_partitions(&mut self, dir: &std::path::Path) -> Result<()> {
+        match self.balancer.as_mut() {
+            Some(b) if self.comm.rank() == 0 => {
+                b.draw_partitions(dir, self.model, &self.partition, self.status.steps)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Time spent waiting so far, by cause.
@@ -382,6 +417,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
             if r.clamped == 1 || r.dt == 0.0 {
                 break;
             }
+            if self.balance_due(&r) {
+                self.balance()?;
+                self.sim.set_target(target);
+            }
         }
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
@@ -414,8 +453,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
         per_block: usize,
     ) -> Option<Vec<T>> {
         let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
-        let (grid, owned) = self.global.as_ref().expect("rank 0 holds the global grid");
-        let mut stored = vec![T::default(); grid.nblocks() * per_block];
+        let owned = self.owned.as_ref().expect("rank 0 holds every rank's blocks");
+        let mut stored = vec![T::default(); self.model.grid.nblocks() * per_block];
         for (bytes, blocks) in all.iter().zip(owned) {
             let values: &[T] = bytemuck::cast_slice(bytes);
             for (l, &g) in blocks.iter().enumerate() {
@@ -449,8 +488,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// Finest-level fields on rank 0; every rank must call this.
     pub fn read_fields(&self) -> Option<Fields> {
         let stored: Vec<[f32; 4]> = self.gather_stored(&self.sim.buffers.state_a)?;
-        let grid = &self.global.as_ref()?.0;
-        let domain = grid.from_storage(&stored);
+        let domain = self.model.grid.from_storage(&stored);
         Some(Fields {
             depth: domain.iter().map(|s| s[0]).collect(),
             hu: domain.iter().map(|s| s[1]).collect(),
@@ -512,14 +550,17 @@ impl Stepper for Ranked<'_, '_> {
         self.read_snapshot()
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        // Every rank knows the global grid through its model; rank 0 keeps a copy.
-        self.read_cells(&self.global_grid, cells)
+        self.read_cells(&self.model.grid, cells)
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Ranked::edge_volumes(self)
     }
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.sim.host_record_s + self.sim.host_submit_s) / self.sim.host_steps.max(1) as f64
+    }
+    fn rebalancing(&self) -> Option<Vec<serde_json::Value>> {
+        let b = self.balancer.as_ref()?;
+        (self.comm.rank() == 0).then(|| b.log.clone())
     }
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>> {
         let w = self.waits();

@@ -1,0 +1,425 @@
+//! Dynamic load balancing of a ranked run: measure each rank over a window of steps, decide
+//! with `partition::balance`, and move the blocks that change owner.
+//!
+//! A move is a restart in memory: every rank reads its own blocks (state, edge volumes,
+//! maxima, clock), sends each block to the ranks that hold it under the new partition (as
+//! owner or as ghost) and did not own it before, and builds its simulation afresh from the
+//! blocks it now holds, exactly as a checkpoint restarts on another number of ranks. The
+//! static fields (terrain, friction, boundary tags, sources, rain) come from the model every
+//! rank holds, so they need no messages. The old GPU buffers are dropped with the old
+//! simulation; the pipelines are kept.
+
+use super::{local_cells, owned_lists, split_of, transfer, Ranked};
+use crate::error::{Error, Result};
+use crate::grid::CELLS_PER_BLOCK;
+use crate::partition::balance::{self, Settings, Window};
+use crate::partition::local::{holders, LocalGrid};
+use crate::partition::{order, Partition};
+use crate::scenario::model::{Model, Resume};
+use crate::solver::{SimRecord, Simulation};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Instant;
+
+pub struct Balancer {
+    settings: Settings,
+    /// Blocks along the partition curve.
+    ordered: Vec<usize>,
+    shares: Vec<f64>,
+    window: Window,
+    /// Wall clock and idle time at the window's start.
+    window_start: (Instant, f64),
+    /// Every rank ran every block last step (rain, or dry-block skipping off).
+    all_launched: bool,
+    /// One entry per rebalance (kept on every rank; rank 0 reports it).
+    pub log: Vec<serde_json::Value>,
+    /// The entry whose measured imbalance after the move waits for the next window.
+    pending: Option<usize>,
+    /// Where rank 0 draws the partition at the start and after every move.
+    maps: Option<std::path::PathBuf>,
+}
+
+impl Balancer {
+    pub fn new(settings: Settings, model: &Model, ranks: usize) -> Balancer {
+        Balancer {
+            settings,
+            ordered: order(&model.grid, model.partition),
+            shares: vec![1.0 / ranks as f64; ranks],
+            window: Window::default(),
+            window_start: (Instant::now(), 0.0),
+            all_launched: false,
+            log: Vec::new(),
+            pending: None,
+            maps: None,
+        }
+    }
+
+    /// Draws the partition into `dir` now and after every move (`partition_step_N.png`).
+    pub fn draw_partitions(&mut self, dir: &std::path::Path, model: &Model, p: &Partition, step: u64) -> Result<()> {
+        self.maps = Some(dir.to_path_buf());
+        self.draw(model, p, step).map(|_| ())
+    }
+
+    fn draw(&self, model: &Model, p: &Partition, step: u64) -> Result<Option<String>> {
+        let Some(dir) = &self.maps else {
+            return Ok(None);
+        };
+        let name = format!("partition_step_{step:08}.png");
+        crate::io::gridmap::write_partition_png(&dir.join(&name), &model.grid, p)
+            .map_err(Error::Io)?;
+        Ok(Some(name))
+    }
+
+    fn restart_window(&mut self, idle_s: f64) {
+        self.window = Window::default();
+        self.window_start = (Instant::now(), idle_s);
+    }
+}
+
+/// One block's moving parts, in the order they travel.
+struct BlockData {
+    state: Vec<[f32; 4]>,
+    volume: [f32; 4],
+    maxima: Vec<[f32; 4]>,
+    arrival: Vec<f32>,
+}
+
+impl BlockData {
+    fn of(snapshot: &super::Snapshot, l: usize) -> BlockData {
+        let cells = l * CELLS_PER_BLOCK..(l + 1) * CELLS_PER_BLOCK;
+        let r = &snapshot.resume;
+        let tracked = !r.arrival.is_empty();
+        BlockData {
+            state: snapshot.state[cells.clone()].to_vec(),
+            volume: r.block_volume[l],
+            maxima: if tracked { r.maxima[cells.clone()].to_vec() } else { Vec::new() },
+            arrival: if tracked { r.arrival[cells].to_vec() } else { Vec::new() },
+        }
+    }
+
+    fn bytes(tracked: bool) -> usize {
+        16 * CELLS_PER_BLOCK + 16 + if tracked { 20 * CELLS_PER_BLOCK } else { 0 }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(bytemuck::cast_slice(&self.state));
+        out.extend_from_slice(bytemuck::bytes_of(&self.volume));
+        out.extend_from_slice(bytemuck::cast_slice(&self.maxima));
+        out.extend_from_slice(bytemuck::cast_slice(&self.arrival));
+    }
+
+    fn read(bytes: &[u8], tracked: bool) -> BlockData {
+        let n = CELLS_PER_BLOCK;
+        let (state, rest) = bytes.split_at(16 * n);
+        let (volume, rest) = rest.split_at(16);
+        let (maxima, arrival) = if tracked {
+            rest.split_at(16 * n)
+        } else {
+            (&rest[..0], &rest[..0])
+        };
+        BlockData {
+            state: bytemuck::pod_collect_to_vec(state),
+            volume: bytemuck::pod_read_unaligned(volume),
+            maxima: bytemuck::pod_collect_to_vec(maxima),
+            arrival: bytemuck::pod_collect_to_vec(arrival),
+        }
+    }
+
+    /// Water volume of the block (m³), summed in f64.
+    fn volume_m3(&self, cell_area: f64) -> f64 {
+        self.state.iter().map(|s| s[0] as f64).sum::<f64>() * cell_area
+    }
+}
+
+impl Ranked<'_, '_> {
+    /// Counts a step into the balancer's window; true when a check is due.
+    pub(super) fn balance_due(&mut self, record: &SimRecord) -> bool {
+        let own = self.sim.split.own as f64;
+        let Some(b) = self.balancer.as_mut() else {
+            return false;
+        };
+        b.all_launched = record.all_active == 1;
+        b.window.steps += 1.0;
+        b.window.blocks += own;
+        b.window.launched += if b.all_launched {
+            own
+        } else {
+            (record.dispatched + record.dispatched_border) as f64
+        };
+        b.window.steps >= b.settings.every as f64
+    }
+
+    fn idle_s(&self) -> f64 {
+        let w = self.waits();
+        w.exchange_s + w.reduce_s
+    }
+
+    /// Shares what every rank measured; moves blocks when the busiest rank is busier than
+    /// the threshold allows and the move is predicted to help. Every rank calls this in the
+    /// same step.
+    pub(super) fn balance(&mut self) -> Result<()> {
+        let idle_now = self.idle_s();
+        let b = self.balancer.as_mut().expect("a balancer");
+        b.window.wall_s = b.window_start.0.elapsed().as_secs_f64();
+        b.window.idle_s = idle_now - b.window_start.1;
+        let windows: Vec<Window> = self
+            .comm
+            .all_gather(bytemuck::bytes_of(&b.window).to_vec())
+            .iter()
+            .map(|w| bytemuck::pod_read_unaligned(w))
+            .collect();
+        let busy: Vec<f64> = windows.iter().map(Window::busy_s).collect();
+        let before = balance::imbalance(&busy);
+        if let Some(k) = b.pending.take() {
+            b.log[k]["imbalance_after"] = before.into();
+        }
+        if before <= b.settings.threshold {
+            b.restart_window(idle_now);
+            return Ok(());
+        }
+        let launched = self.launched_blocks();
+        let b = self.balancer.as_mut().expect("a balancer");
+        let shares = balance::next_shares(&b.settings, &b.shares, &windows);
+        let p = balance::repartition(&b.settings, &b.ordered, &launched, &shares);
+        let predicted = balance::imbalance(&balance::predicted_busy(&p, &launched, &windows));
+        let moved = (0..p.owner.len())
+            .filter(|&k| p.owner[k] != self.partition.owner[k])
+            .count();
+        if moved == 0 || predicted >= before {
+            b.restart_window(idle_now);
+            return Ok(());
+        }
+        b.shares = shares.clone();
+        let started = Instant::now();
+        let step = self.status.steps;
+        let map = match (&self.balancer, self.comm.rank()) {
+            (Some(b), 0) => b.draw(self.model, &p, step)?,
+            _ => None,
+        };
+        let report = self.migrate(p)?;
+        let entry = json!({
+            "map": map,
+            "step": step,
+            "t": self.status.t,
+            "rule": self.balancer.as_ref().map(|b| b.settings.rule.to_string()),
+            "weights": shares,
+            "busy_s": busy,
+            "imbalance_before": before,
+            "imbalance_predicted": predicted,
+            "imbalance_after": null,
+            "blocks_moved": moved,
+            "bytes_moved": report.bytes,
+            "seconds": started.elapsed().as_secs_f64(),
+            "blocks_per_rank": report.blocks_per_rank,
+            "cells_before": report.cells.0,
+            "cells_after": report.cells.1,
+            "volume_before_m3": report.volume.0,
+            "volume_after_m3": report.volume.1,
+            "every_block_once": report.every_block_once,
+        });
+        let idle_now = self.idle_s();
+        let b = self.balancer.as_mut().expect("a balancer");
+        b.log.push(entry);
+        b.pending = Some(b.log.len() - 1);
+        b.restart_window(idle_now);
+        Ok(())
+    }
+
+    /// Whether each block of the grid was launched in the last step, from every rank.
+    fn launched_blocks(&self) -> Vec<bool> {
+        let own = self.sim.split.own as usize;
+        let all = self.balancer.as_ref().is_some_and(|b| b.all_launched);
+        let flags: Vec<u32> = if all {
+            Vec::new()
+        } else {
+            let nb = self.sim.nblocks as u64;
+            let buffer = &self.sim.buffers.all[super::super::kernels::binding::BLOCK_FLAGS as usize];
+            self.sim.gpu.read_buffer(buffer, 4 * nb, own)
+        };
+        let mine: Vec<u32> = (0..own)
+            .filter(|&l| all || flags[l] != 0)
+            .map(|l| self.global_ids[l])
+            .collect();
+        let mut launched = vec![false; self.model.grid.nblocks()];
+        for bytes in self.comm.all_gather(bytemuck::cast_slice(&mine).to_vec()) {
+            for &g in bytemuck::pod_collect_to_vec::<u8, u32>(&bytes).iter() {
+                launched[g as usize] = true;
+            }
+        }
+        launched
+    }
+
+    /// Moves blocks to the partition `p` and rebuilds this rank's simulation on them.
+    fn migrate(&mut self, p: Partition) -> Result<Moved> {
+        let me = self.comm.rank();
+        let grid = &self.model.grid;
+        let old = self.partition.clone();
+        let snapshot = self.sim.read_snapshot();
+        let tracked = !snapshot.resume.arrival.is_empty();
+        let held = holders(grid, &p);
+        // Sends: each own block to every rank that holds it now and did not own it.
+        let local = LocalGrid::new(grid, &p, me);
+        let mut peers: Vec<usize> = (0..p.ranks).filter(|&q| q != me).collect();
+        let mut outgoing: Vec<Vec<u8>> = vec![Vec::new(); p.ranks];
+        let mut order: Vec<(u32, usize)> = self.global_ids[..self.sim.split.own as usize]
+            .iter()
+            .enumerate()
+            .map(|(l, &g)| (g, l))
+            .collect();
+        order.sort_unstable();
+        for &(g, l) in &order {
+            let data = BlockData::of(&snapshot, l);
+            for &q in &held[g as usize] {
+                if q as usize != me {
+                    data.write(&mut outgoing[q as usize]);
+                }
+            }
+        }
+        let bytes: usize = outgoing.iter().map(Vec::len).sum();
+        // Receives: the blocks this rank now holds and another owned, in global order.
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); p.ranks];
+        let mut wanted = local.global.clone();
+        wanted.sort_unstable();
+        for &g in &wanted {
+            let from = old.owner[g as usize] as usize;
+            if from != me {
+                incoming[from].push(g);
+            }
+        }
+        peers.retain(|&q| !outgoing[q].is_empty() || !incoming[q].is_empty());
+        let sends: Vec<Vec<u8>> = peers.iter().map(|&q| std::mem::take(&mut outgoing[q])).collect();
+        let got = self.comm.exchange(&peers, &sends);
+        let size = BlockData::bytes(tracked);
+        let mut arrived: HashMap<u32, BlockData> = HashMap::new();
+        for (k, &q) in peers.iter().enumerate() {
+            if got[k].len() != size * incoming[q].len() {
+                return Err(Error::Gpu(format!(
+                    "rank {me}: rebalancing expected {} bytes from rank {q}, got {}",
+                    size * incoming[q].len(),
+                    got[k].len()
+                )));
+            }
+            for (g, chunk) in incoming[q].iter().zip(got[k].chunks_exact(size)) {
+                arrived.insert(*g, BlockData::read(chunk, tracked));
+            }
+        }
+        let area = |g: u32| {
+            let level = grid.blocks[g as usize].level;
+            (self.model.cell_size * (1u64 << level) as f64).powi(2)
+        };
+        let volume_before: Vec<(u32, f64)> = order
+            .iter()
+            .map(|&(g, l)| (g, BlockData::of(&snapshot, l).volume_m3(area(g))))
+            .collect();
+        // This rank's new blocks, own then ghosts, from what it kept and what arrived.
+        let blocks: Vec<BlockData> = local
+            .global
+            .iter()
+            .map(|g| match self.local_cell.get(g) {
+                Some(&l) => Ok(BlockData::of(&snapshot, l as usize)),
+                None => arrived.remove(g).ok_or_else(|| {
+                    Error::Gpu(format!("rank {me}: block {g} did not arrive in the rebalance"))
+                }),
+            })
+            .collect::<Result<_>>()?;
+        let local_model = placed_model(self.model, &local, &blocks, &snapshot.resume);
+        let sim = Simulation::with_kernels(
+            self.sim.gpu,
+            &local_model,
+            split_of(&local),
+            self.sim.kernels.clone(),
+        )?;
+        self.transfer = transfer(self.sim.gpu, &sim, &self.kernels, &local);
+        self.sim = sim;
+        self.global_ids = local.global.clone();
+        self.local_cell = local_cells(&local);
+        self.owned = (me == 0).then(|| owned_lists(self.model, &p));
+        self.partition = p;
+        self.initialise()?;
+        let after = self.sim.read_snapshot();
+        let volume_after: Vec<(u32, f64)> = (0..local.own)
+            .map(|l| {
+                let g = local.global[l];
+                (g, BlockData::of(&after, l).volume_m3(area(g)))
+            })
+            .collect();
+        Ok(Moved {
+            bytes: self.comm.sum_f64(bytes as f64) as u64,
+            ..self.census(&volume_before, &volume_after)
+        })
+    }
+
+    /// Cells, water volume and block count before and after a move, over every rank.
+    fn census(&self, before: &[(u32, f64)], after: &[(u32, f64)]) -> Moved {
+        let gather = |v: &[(u32, f64)]| -> Option<Vec<(u32, f64)>> {
+            let bytes: Vec<u8> = v
+                .iter()
+                .flat_map(|(g, m)| [g.to_le_bytes().to_vec(), m.to_le_bytes().to_vec()].concat())
+                .collect();
+            let all = self.comm.gather(bytes)?;
+            let mut blocks: Vec<(u32, f64)> = all
+                .iter()
+                .flat_map(|b| b.chunks_exact(12))
+                .map(|c| {
+                    let g = u32::from_le_bytes(c[..4].try_into().expect("4 bytes"));
+                    (g, f64::from_le_bytes(c[4..].try_into().expect("8 bytes")))
+                })
+                .collect();
+            blocks.sort_by_key(|b| b.0);
+            Some(blocks)
+        };
+        let (before, after) = (gather(before), gather(after));
+        let per_rank = self.comm.gather((self.sim.split.own as u64).to_le_bytes().to_vec());
+        let (Some(before), Some(after), Some(per_rank)) = (before, after, per_rank) else {
+            return Moved::default();
+        };
+        let sum = |v: &[(u32, f64)]| v.iter().map(|b| b.1).sum::<f64>();
+        let once = |v: &[(u32, f64)]| v.iter().enumerate().all(|(k, b)| b.0 as usize == k);
+        let cells = |v: &[(u32, f64)]| (v.len() * CELLS_PER_BLOCK) as u64;
+        Moved {
+            bytes: 0,
+            blocks_per_rank: per_rank
+                .iter()
+                .map(|b| u64::from_le_bytes(b[..8].try_into().expect("8 bytes")))
+                .collect(),
+            cells: (cells(&before), cells(&after)),
+            volume: (sum(&before), sum(&after)),
+            every_block_once: once(&before)
+                && once(&after)
+                && after.len() == self.model.grid.nblocks(),
+        }
+    }
+}
+
+/// What a move did, over every rank (complete on rank 0).
+#[derive(Default)]
+struct Moved {
+    bytes: u64,
+    blocks_per_rank: Vec<u64>,
+    cells: (u64, u64),
+    volume: (f64, f64),
+    every_block_once: bool,
+}
+
+/// The model of this rank's new blocks: static fields from the whole run's model, state,
+/// maxima and clock from the blocks as they stood.
+fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &Resume) -> Model {
+    let mut m = model.localize(&local.global, local.grid.clone());
+    let state: Vec<[f32; 4]> = blocks.iter().flat_map(|b| b.state.iter().copied()).collect();
+    m.depth = state.iter().map(|s| s[0]).collect();
+    m.hu = state.iter().map(|s| s[1]).collect();
+    m.hv = state.iter().map(|s| s[2]).collect();
+    m.bed = state.iter().map(|s| s[3]).collect();
+    m.t_start = clock.t.0 as f64 + clock.t.1 as f64;
+    m.resume = Some(Resume {
+        t: clock.t,
+        steps: clock.steps,
+        cell_updates: clock.cell_updates,
+        dt_cfl: clock.dt_cfl,
+        rain: clock.rain,
+        block_volume: blocks.iter().map(|b| b.volume).collect(),
+        maxima: blocks.iter().flat_map(|b| b.maxima.iter().copied()).collect(),
+        arrival: blocks.iter().flat_map(|b| b.arrival.iter().copied()).collect(),
+    });
+    m
+}

@@ -1,0 +1,111 @@
+//! Dynamic load balancing (`[load_balancing]`): on four ranks, the shipped wall dam break
+//! moves blocks as the flood advances, and the fields stay bit for bit those of one rank;
+//! every move keeps every block exactly once, every cell and every drop of water. The ranks
+//! are threads sharing the test's GPU (`tests/mpi.rs` runs the scenario under mpirun).
+
+mod common;
+
+use quadflood::comm::threads::ThreadComm;
+use quadflood::partition::balance::{Rule, MIN_SHARE};
+use quadflood::partition::{partition, per_block};
+use quadflood::scenario::model::Model;
+use quadflood::solver::ranks::Ranked;
+use quadflood::solver::{Fields, Stepper};
+use serde_json::Value;
+
+const RANKS: usize = 4;
+const T: f64 = 12.0;
+
+/// Four ranks to `T`: rank 0's fields and rebalancing log.
+fn balanced_run(model: &Model) -> (Fields, Vec<Value>) {
+    let p = partition(&model.grid, RANKS, model.partition, &per_block);
+    let comms = ThreadComm::group(RANKS);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = comms
+            .iter()
+            .map(|c| {
+                let p = &p;
+                s.spawn(move || {
+                    let mut r = Ranked::new(common::gpu(), model, p, c).expect("a rank");
+                    r.advance_to(T, &mut |_| {}).expect("the run");
+                    (r.read_fields(), r.rebalancing())
+                })
+            })
+            .collect();
+        let mut all: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("a rank thread"))
+            .collect();
+        let (fields, log) = all.swap_remove(0);
+        (
+            fields.expect("fields on rank 0"),
+            log.expect("a log on rank 0"),
+        )
+    })
+}
+
+fn assert_same(a: &Fields, b: &Fields, what: &str) {
+    for (name, x, y) in [
+        ("depth", &a.depth, &b.depth),
+        ("hu", &a.hu, &b.hu),
+        ("hv", &a.hv, &b.hv),
+    ] {
+        let differ = x.iter().zip(y).position(|(p, q)| p.to_bits() != q.to_bits());
+        assert_eq!(differ, None, "{what}: {name} differs at cell (first)");
+    }
+}
+
+/// Every move conserves blocks, cells and water, and keeps the weights in bounds.
+fn check_moves(model: &Model, log: &[Value]) {
+    let cells = model.grid.stored_cells() as u64;
+    for e in log {
+        assert_eq!(e["every_block_once"], true, "{e}");
+        assert_eq!(e["cells_before"], cells, "{e}");
+        assert_eq!(e["cells_after"], cells, "{e}");
+        let (v0, v1) = (
+            e["volume_before_m3"].as_f64().unwrap(),
+            e["volume_after_m3"].as_f64().unwrap(),
+        );
+        assert!(v0 > 0.0 && v0.to_bits() == v1.to_bits(), "volume {v0} -> {v1}");
+        let weights: Vec<f64> = serde_json::from_value(e["weights"].clone()).unwrap();
+        assert_eq!(weights.len(), RANKS);
+        assert!((weights.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{weights:?}");
+        assert!(weights.iter().all(|&w| w >= MIN_SHARE / RANKS as f64 - 1e-12));
+        let blocks: Vec<u64> = serde_json::from_value(e["blocks_per_rank"].clone()).unwrap();
+        assert!(blocks.iter().all(|&b| b >= 1), "an empty rank: {blocks:?}");
+        assert_eq!(blocks.iter().sum::<u64>(), model.grid.nblocks() as u64);
+        assert!(e["blocks_moved"].as_u64().unwrap() >= 1);
+        assert!(e["bytes_moved"].as_u64().unwrap() >= 4096);
+    }
+}
+
+#[test]
+fn rebalancing_moves_blocks_and_changes_no_bit() {
+    let mut model = common::scenario("wall-dam-break.toml");
+    let (one, status) = common::run_to(&model, T);
+    let west_wet = (0..model.nx() * model.ny())
+        .filter(|&c| c % model.nx() < 190 && one.depth[c] > 0.0)
+        .count();
+    println!("one rank: {} steps, west of the wall wet cells: {west_wet}", status.steps);
+    for rule in [Rule::Cost, Rule::Idle] {
+        let s = model.balance.as_mut().expect("the scenario balances");
+        // Short windows: many checks in a short test. Timings on threads sharing a
+        // software GPU are noise, so the threshold is 1: any measured imbalance counts.
+        s.every = 8;
+        s.threshold = 1.0;
+        s.rule = rule;
+        let (fields, log) = balanced_run(&model);
+        println!("{rule}: {} moves", log.len());
+        for e in &log {
+            println!(
+                "  step {} moved {} blocks ({} B) in {:.3} s, imbalance {:.2} -> predicted {:.2}, after {}",
+                e["step"], e["blocks_moved"], e["bytes_moved"], e["seconds"].as_f64().unwrap(),
+                e["imbalance_before"].as_f64().unwrap(), e["imbalance_predicted"].as_f64().unwrap(),
+                e["imbalance_after"]
+            );
+        }
+        assert!(!log.is_empty(), "{rule}: no rebalance happened");
+        check_moves(&model, &log);
+        assert_same(&one, &fields, &format!("4 ranks, {rule} rule"));
+    }
+}
