@@ -109,26 +109,6 @@ fn split_run(model: &Model, ranks: usize, method: Method, t: f64) -> Fields {
     })
 }
 
-fn assert_same(a: &Fields, b: &Fields, what: &str) {
-    for c in 0..a.depth.len() {
-        assert_eq!(
-            a.depth[c].to_bits(),
-            b.depth[c].to_bits(),
-            "{what}: depth differs at cell {c}"
-        );
-        assert_eq!(
-            a.hu[c].to_bits(),
-            b.hu[c].to_bits(),
-            "{what}: hu differs at cell {c}"
-        );
-        assert_eq!(
-            a.hv[c].to_bits(),
-            b.hv[c].to_bits(),
-            "{what}: hv differs at cell {c}"
-        );
-    }
-}
-
 #[test]
 fn results_do_not_depend_on_the_number_of_ranks() {
     let model = scenario();
@@ -145,10 +125,10 @@ fn results_do_not_depend_on_the_number_of_ranks() {
     );
     for ranks in [2, 3, 4] {
         let split = split_run(&model, ranks, Method::Hilbert, t);
-        assert_same(&one, &split, &format!("{ranks} ranks (Hilbert)"));
+        common::assert_same_fields(&one, &split, &format!("{ranks} ranks (Hilbert)"));
     }
     let split = split_run(&model, 3, Method::OneD, t);
-    assert_same(&one, &split, "3 ranks (1D)");
+    common::assert_same_fields(&one, &split, "3 ranks (1D)");
 }
 
 #[test]

@@ -63,6 +63,8 @@ pub struct Settings {
     pub epsilon: f64,
     /// No rank holds more than this many times its fair number of blocks.
     pub max_blocks: f64,
+    /// A move must pay for itself within this many windows, at the last move's cost.
+    pub payback: f64,
 }
 
 /// What one rank measured over a window of steps.
@@ -196,6 +198,7 @@ mod tests {
             rule,
             epsilon: 0.2,
             max_blocks: 3.0,
+            payback: 1.0,
         }
     }
 

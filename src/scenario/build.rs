@@ -216,7 +216,10 @@ fn balance_settings(
 ) -> Result<crate::partition::balance::Settings, InputError> {
     let every = b.every.unwrap_or(100);
     if every == 0 {
-        return Err(bad("load_balancing.every", "expected at least 1 step, found 0"));
+        return Err(bad(
+            "load_balancing.every",
+            "expected at least 1 step, found 0",
+        ));
     }
     let within = |key: &str, v: f64, lo: f64, hi: f64, what: &str| {
         if v.is_finite() && v >= lo && v < hi {
@@ -253,6 +256,13 @@ fn balance_settings(
             1.0,
             f64::INFINITY,
             "a number >= 1 (times the fair number of blocks)",
+        )?,
+        payback: within(
+            "load_balancing.payback",
+            b.payback.unwrap_or(1.0),
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            "a number > 0 (windows)",
         )?,
     })
 }

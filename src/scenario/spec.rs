@@ -65,6 +65,8 @@ pub struct LoadBalancingSpec {
     pub epsilon: Option<f64>,
     /// No rank holds more than this many times its fair number of blocks (default 4).
     pub max_blocks: Option<f64>,
+    /// A move must pay for itself within this many windows (default 1).
+    pub payback: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -453,7 +453,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
         per_block: usize,
     ) -> Option<Vec<T>> {
         let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
-        let owned = self.owned.as_ref().expect("rank 0 holds every rank's blocks");
+        let owned = self
+            .owned
+            .as_ref()
+            .expect("rank 0 holds every rank's blocks");
         let mut stored = vec![T::default(); self.model.grid.nblocks() * per_block];
         for (bytes, blocks) in all.iter().zip(owned) {
             let values: &[T] = bytemuck::cast_slice(bytes);

@@ -37,6 +37,8 @@ pub struct Balancer {
     pending: Option<usize>,
     /// Where rank 0 draws the partition at the start and after every move.
     maps: Option<std::path::PathBuf>,
+    /// Wall time of the last move (s), the price the next one must beat.
+    last_move_s: f64,
 }
 
 impl Balancer {
@@ -51,11 +53,18 @@ impl Balancer {
             log: Vec::new(),
             pending: None,
             maps: None,
+            last_move_s: 0.0,
         }
     }
 
     /// Draws the partition into `dir` now and after every move (`partition_step_N.png`).
-    pub fn draw_partitions(&mut self, dir: &std::path::Path, model: &Model, p: &Partition, step: u64) -> Result<()> {
+    pub fn draw_partitions(
+        &mut self,
+        dir: &std::path::Path,
+        model: &Model,
+        p: &Partition,
+        step: u64,
+    ) -> Result<()> {
         self.maps = Some(dir.to_path_buf());
         self.draw(model, p, step).map(|_| ())
     }
@@ -92,31 +101,52 @@ impl BlockData {
         BlockData {
             state: snapshot.state[cells.clone()].to_vec(),
             volume: r.block_volume[l],
-            maxima: if tracked { r.maxima[cells.clone()].to_vec() } else { Vec::new() },
-            arrival: if tracked { r.arrival[cells].to_vec() } else { Vec::new() },
+            maxima: if tracked {
+                r.maxima[cells.clone()].to_vec()
+            } else {
+                Vec::new()
+            },
+            arrival: if tracked {
+                r.arrival[cells].to_vec()
+            } else {
+                Vec::new()
+            },
         }
     }
 
-    fn bytes(tracked: bool) -> usize {
-        16 * CELLS_PER_BLOCK + 16 + if tracked { 20 * CELLS_PER_BLOCK } else { 0 }
+    /// Bytes on the wire: a ghost needs its state alone, an owner everything.
+    fn bytes(tracked: bool, owner: bool) -> usize {
+        match (owner, tracked) {
+            (false, _) => 16 * CELLS_PER_BLOCK,
+            (true, false) => 16 * CELLS_PER_BLOCK + 16,
+            (true, true) => 36 * CELLS_PER_BLOCK + 16,
+        }
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
+    fn write(&self, out: &mut Vec<u8>, owner: bool) {
         out.extend_from_slice(bytemuck::cast_slice(&self.state));
-        out.extend_from_slice(bytemuck::bytes_of(&self.volume));
-        out.extend_from_slice(bytemuck::cast_slice(&self.maxima));
-        out.extend_from_slice(bytemuck::cast_slice(&self.arrival));
+        if owner {
+            out.extend_from_slice(bytemuck::bytes_of(&self.volume));
+            out.extend_from_slice(bytemuck::cast_slice(&self.maxima));
+            out.extend_from_slice(bytemuck::cast_slice(&self.arrival));
+        }
     }
 
-    fn read(bytes: &[u8], tracked: bool) -> BlockData {
+    /// A block as written by `write`; a ghost's other parts are zero (never read).
+    fn read(bytes: &[u8], tracked: bool, owner: bool) -> BlockData {
         let n = CELLS_PER_BLOCK;
         let (state, rest) = bytes.split_at(16 * n);
+        let tracked_cells = if tracked { n } else { 0 };
+        if !owner {
+            return BlockData {
+                state: bytemuck::pod_collect_to_vec(state),
+                volume: [0.0; 4],
+                maxima: vec![[0.0; 4]; tracked_cells],
+                arrival: vec![0.0; tracked_cells],
+            };
+        }
         let (volume, rest) = rest.split_at(16);
-        let (maxima, arrival) = if tracked {
-            rest.split_at(16 * n)
-        } else {
-            (&rest[..0], &rest[..0])
-        };
+        let (maxima, arrival) = rest.split_at(16 * tracked_cells);
         BlockData {
             state: bytemuck::pod_collect_to_vec(state),
             volume: bytemuck::pod_read_unaligned(volume),
@@ -181,11 +211,15 @@ impl Ranked<'_, '_> {
         let b = self.balancer.as_mut().expect("a balancer");
         let shares = balance::next_shares(&b.settings, &b.shares, &windows);
         let p = balance::repartition(&b.settings, &b.ordered, &launched, &shares);
-        let predicted = balance::imbalance(&balance::predicted_busy(&p, &launched, &windows));
+        let predicted_busy = balance::predicted_busy(&p, &launched, &windows);
+        let predicted = balance::imbalance(&predicted_busy);
         let moved = (0..p.owner.len())
             .filter(|&k| p.owner[k] != self.partition.owner[k])
             .count();
-        if moved == 0 || predicted >= before {
+        // A move must pay for itself within `payback` windows, at the last move's cost.
+        let longest = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
+        let gain_s = longest(&busy) - longest(&predicted_busy);
+        if moved == 0 || gain_s * b.settings.payback <= b.last_move_s {
             b.restart_window(idle_now);
             return Ok(());
         }
@@ -206,10 +240,11 @@ impl Ranked<'_, '_> {
             "busy_s": busy,
             "imbalance_before": before,
             "imbalance_predicted": predicted,
+            "gain_predicted_s": gain_s,
             "imbalance_after": null,
             "blocks_moved": moved,
             "bytes_moved": report.bytes,
-            "seconds": started.elapsed().as_secs_f64(),
+            "seconds": self.slowest(started.elapsed().as_secs_f64()),
             "blocks_per_rank": report.blocks_per_rank,
             "cells_before": report.cells.0,
             "cells_after": report.cells.1,
@@ -219,10 +254,17 @@ impl Ranked<'_, '_> {
         });
         let idle_now = self.idle_s();
         let b = self.balancer.as_mut().expect("a balancer");
+        b.last_move_s = entry["seconds"].as_f64().unwrap_or(0.0);
         b.log.push(entry);
         b.pending = Some(b.log.len() - 1);
         b.restart_window(idle_now);
         Ok(())
+    }
+
+    /// The largest of every rank's `v` (>= 0), the same on every rank (as f32).
+    fn slowest(&self, v: f64) -> f64 {
+        let bits = (v.max(0.0) as f32).to_bits();
+        f32::from_bits(u32::MAX - self.comm.min_u32(u32::MAX - bits)) as f64
     }
 
     /// Whether each block of the grid was launched in the last step, from every rank.
@@ -233,7 +275,8 @@ impl Ranked<'_, '_> {
             Vec::new()
         } else {
             let nb = self.sim.nblocks as u64;
-            let buffer = &self.sim.buffers.all[super::super::kernels::binding::BLOCK_FLAGS as usize];
+            let buffer =
+                &self.sim.buffers.all[super::super::kernels::binding::BLOCK_FLAGS as usize];
             self.sim.gpu.read_buffer(buffer, 4 * nb, own)
         };
         let mine: Vec<u32> = (0..own)
@@ -271,7 +314,7 @@ impl Ranked<'_, '_> {
             let data = BlockData::of(&snapshot, l);
             for &q in &held[g as usize] {
                 if q as usize != me {
-                    data.write(&mut outgoing[q as usize]);
+                    data.write(&mut outgoing[q as usize], p.owner[g as usize] == q);
                 }
             }
         }
@@ -287,20 +330,32 @@ impl Ranked<'_, '_> {
             }
         }
         peers.retain(|&q| !outgoing[q].is_empty() || !incoming[q].is_empty());
-        let sends: Vec<Vec<u8>> = peers.iter().map(|&q| std::mem::take(&mut outgoing[q])).collect();
+        let sends: Vec<Vec<u8>> = peers
+            .iter()
+            .map(|&q| std::mem::take(&mut outgoing[q]))
+            .collect();
         let got = self.comm.exchange(&peers, &sends);
-        let size = BlockData::bytes(tracked);
         let mut arrived: HashMap<u32, BlockData> = HashMap::new();
         for (k, &q) in peers.iter().enumerate() {
-            if got[k].len() != size * incoming[q].len() {
+            let owner = |g: u32| p.owner[g as usize] as usize == me;
+            let sizes: Vec<usize> = incoming[q]
+                .iter()
+                .map(|&g| BlockData::bytes(tracked, owner(g)))
+                .collect();
+            if got[k].len() != sizes.iter().sum::<usize>() {
                 return Err(Error::Gpu(format!(
                     "rank {me}: rebalancing expected {} bytes from rank {q}, got {}",
-                    size * incoming[q].len(),
+                    sizes.iter().sum::<usize>(),
                     got[k].len()
                 )));
             }
-            for (g, chunk) in incoming[q].iter().zip(got[k].chunks_exact(size)) {
-                arrived.insert(*g, BlockData::read(chunk, tracked));
+            let mut at = 0;
+            for (&g, size) in incoming[q].iter().zip(sizes) {
+                arrived.insert(
+                    g,
+                    BlockData::read(&got[k][at..at + size], tracked, owner(g)),
+                );
+                at += size;
             }
         }
         let area = |g: u32| {
@@ -318,7 +373,9 @@ impl Ranked<'_, '_> {
             .map(|g| match self.local_cell.get(g) {
                 Some(&l) => Ok(BlockData::of(&snapshot, l as usize)),
                 None => arrived.remove(g).ok_or_else(|| {
-                    Error::Gpu(format!("rank {me}: block {g} did not arrive in the rebalance"))
+                    Error::Gpu(format!(
+                        "rank {me}: block {g} did not arrive in the rebalance"
+                    ))
                 }),
             })
             .collect::<Result<_>>()?;
@@ -369,7 +426,9 @@ impl Ranked<'_, '_> {
             Some(blocks)
         };
         let (before, after) = (gather(before), gather(after));
-        let per_rank = self.comm.gather((self.sim.split.own as u64).to_le_bytes().to_vec());
+        let per_rank = self
+            .comm
+            .gather((self.sim.split.own as u64).to_le_bytes().to_vec());
         let (Some(before), Some(after), Some(per_rank)) = (before, after, per_rank) else {
             return Moved::default();
         };
@@ -405,7 +464,10 @@ struct Moved {
 /// maxima and clock from the blocks as they stood.
 fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &Resume) -> Model {
     let mut m = model.localize(&local.global, local.grid.clone());
-    let state: Vec<[f32; 4]> = blocks.iter().flat_map(|b| b.state.iter().copied()).collect();
+    let state: Vec<[f32; 4]> = blocks
+        .iter()
+        .flat_map(|b| b.state.iter().copied())
+        .collect();
     m.depth = state.iter().map(|s| s[0]).collect();
     m.hu = state.iter().map(|s| s[1]).collect();
     m.hv = state.iter().map(|s| s[2]).collect();
@@ -418,8 +480,14 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
         dt_cfl: clock.dt_cfl,
         rain: clock.rain,
         block_volume: blocks.iter().map(|b| b.volume).collect(),
-        maxima: blocks.iter().flat_map(|b| b.maxima.iter().copied()).collect(),
-        arrival: blocks.iter().flat_map(|b| b.arrival.iter().copied()).collect(),
+        maxima: blocks
+            .iter()
+            .flat_map(|b| b.maxima.iter().copied())
+            .collect(),
+        arrival: blocks
+            .iter()
+            .flat_map(|b| b.arrival.iter().copied())
+            .collect(),
     });
     m
 }
