@@ -98,7 +98,7 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         s.rule = rule;
         s.payback = payback;
         let (fields, log) = balanced_run(&model);
-        println!("{rule}: {} moves", log.len());
+        println!("{rule}: {} moves, busy time from {}", log.len(), log.first().map_or(Value::Null, |e| e["busy_measured_by"].clone()));
         for e in &log {
             println!(
                 "  step {} moved {} blocks ({} B) in {:.3} s, imbalance {:.2} -> predicted {:.2}, after {}",

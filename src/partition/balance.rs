@@ -80,10 +80,17 @@ pub struct Window {
     pub launched: f64,
     /// Own blocks, summed over the window's steps.
     pub blocks: f64,
+    /// GPU time of the window's passes from timestamps (s); 0 where there are none.
+    pub gpu_s: f64,
 }
 
 impl Window {
+    /// Time the rank worked: its GPU's time where timed, else the wall time it did not
+    /// spend waiting for other ranks.
     pub fn busy_s(&self) -> f64 {
+        if self.gpu_s > 0.0 {
+            return self.gpu_s;
+        }
         (self.wall_s - self.idle_s).max(1e-12)
     }
 
@@ -227,6 +234,7 @@ mod tests {
                 idle_s: loop_s - busy,
                 launched: wet,
                 blocks,
+                gpu_s: 0.0,
             })
             .collect()
     }

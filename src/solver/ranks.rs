@@ -133,7 +133,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             balancer: model
                 .balance
                 .filter(|_| comm.size() > 1)
-                .map(|s| migrate::Balancer::new(s, model, comm.size())),
+                .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
         };
         ranked.initialise()?;
         ranked.status = ranked.sim.status().clone();
@@ -197,6 +197,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
             })?;
         self.add_wait(|w| w.compute_s += start.elapsed().as_secs_f64());
         Ok(())
+    }
+
+    /// Pass `k` of a step, timed when the balancer measures this step on the GPU.
+    fn pass(&self, k: u32) -> wgpu::ComputePassDescriptor<'_> {
+        wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: self.balancer.as_ref().and_then(|b| b.pass_writes(k)),
+        }
     }
 
     /// Reads the packed strips (and flags) of a finished submission, sends them, and puts
@@ -266,7 +274,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         // Stage 1: border blocks and their strips, then internal blocks.
         let mut e = d.create_command_encoder(&Default::default());
         {
-            let mut pass = e.begin_compute_pass(&Default::default());
+            let mut pass = e.begin_compute_pass(&self.pass(0));
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage1_border);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
@@ -286,7 +294,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
         let mut e = d.create_command_encoder(&Default::default());
         {
-            let mut pass = e.begin_compute_pass(&Default::default());
+            let mut pass = e.begin_compute_pass(&self.pass(1));
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&s.kernels.stage1);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 0);
@@ -298,7 +306,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let t = &self.transfer;
         let mut e = d.create_command_encoder(&Default::default());
         {
-            let mut pass = e.begin_compute_pass(&Default::default());
+            let mut pass = e.begin_compute_pass(&self.pass(2));
             pass.set_bind_group(0, &t.state_group, &[]);
             pass.set_bind_group(2, &t.group, &[]);
             if n_recv > 0 {
@@ -336,7 +344,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
         let mut e = d.create_command_encoder(&Default::default());
         {
-            let mut pass = e.begin_compute_pass(&Default::default());
+            let mut pass = e.begin_compute_pass(&self.pass(3));
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&s.kernels.stage2);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 0);
@@ -369,7 +377,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let t = &self.transfer;
         let mut e = d.create_command_encoder(&Default::default());
         {
-            let mut pass = e.begin_compute_pass(&Default::default());
+            let mut pass = e.begin_compute_pass(&self.pass(4));
             if n_recv.max(n_flags) > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_bind_group(2, &t.group, &[]);

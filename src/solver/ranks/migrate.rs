@@ -39,11 +39,14 @@ pub struct Balancer {
     maps: Option<std::path::PathBuf>,
     /// Wall time of the last move (s), the price the next one must beat.
     last_move_s: f64,
+    /// GPU timestamps of the window's first steps, where the adapter has them.
+    pub clock: Option<PassClock>,
 }
 
 impl Balancer {
-    pub fn new(settings: Settings, model: &Model, ranks: usize) -> Balancer {
+    pub fn new(settings: Settings, model: &Model, ranks: usize, gpu: &crate::gpu::Gpu) -> Balancer {
         Balancer {
+            clock: PassClock::new(gpu),
             settings,
             ordered: order(&model.grid, model.partition),
             shares: vec![1.0 / ranks as f64; ranks],
@@ -79,9 +82,92 @@ impl Balancer {
         Ok(Some(name))
     }
 
+    /// The timestamp writes around pass `k` of the current step, when it is timed.
+    pub fn pass_writes(&self, k: u32) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.clock.as_ref()?.writes(self.window.steps as u32, k)
+    }
+
     fn restart_window(&mut self, idle_s: f64) {
         self.window = Window::default();
         self.window_start = (Instant::now(), idle_s);
+    }
+}
+
+/// Compute passes of a ranked step (see `Ranked::step`).
+pub const PASSES: u32 = 5;
+/// Steps of a window timed on the GPU (its first ones): enough for a mean.
+const TIMED_STEPS: u32 = 32;
+
+/// GPU timestamps around every pass of the first steps of a window: the GPU's busy time,
+/// free of the host's own work and waits. Only where the adapter has timestamp queries.
+pub struct PassClock {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    period_ns: f64,
+}
+
+impl PassClock {
+    pub fn new(gpu: &crate::gpu::Gpu) -> Option<PassClock> {
+        if !gpu.features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        let count = 2 * PASSES * TIMED_STEPS;
+        let buffer = |label, usage| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 8 * count as u64,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        Some(PassClock {
+            queries: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("pass timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            }),
+            resolve: buffer("resolved pass timestamps", U::QUERY_RESOLVE | U::COPY_SRC),
+            readback: buffer("pass timestamps readback", U::MAP_READ | U::COPY_DST),
+            period_ns: gpu.queue.get_timestamp_period() as f64,
+        })
+    }
+
+    /// The writes around pass `k` of the window's step `step`, if that step is timed.
+    pub fn writes(&self, step: u32, k: u32) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        (step < TIMED_STEPS).then(|| wgpu::ComputePassTimestampWrites {
+            query_set: &self.queries,
+            beginning_of_pass_write_index: Some(2 * (step * PASSES + k)),
+            end_of_pass_write_index: Some(2 * (step * PASSES + k) + 1),
+        })
+    }
+
+    /// Mean GPU time per step (s) over the first `steps` steps of the window.
+    fn per_step_s(&self, gpu: &crate::gpu::Gpu, steps: u32) -> f64 {
+        let timed = steps.min(TIMED_STEPS);
+        if timed == 0 {
+            return 0.0;
+        }
+        let count = 2 * PASSES * timed;
+        let mut e = gpu.device.create_command_encoder(&Default::default());
+        e.resolve_query_set(&self.queries, 0..count, &self.resolve, 0);
+        e.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 8 * count as u64);
+        gpu.queue.submit([e.finish()]);
+        gpu.map_and_wait(&self.readback);
+        let ns: f64 = {
+            let view = self
+                .readback
+                .get_mapped_range(..)
+                .expect("mapped timestamps");
+            let stamps: &[u64] = bytemuck::cast_slice(&view);
+            stamps[..count as usize]
+                .chunks_exact(2)
+                .map(|t| t[1].saturating_sub(t[0]) as f64 * self.period_ns)
+                .sum()
+        };
+        self.readback.unmap();
+        ns * 1e-9 / timed as f64
     }
 }
 
@@ -192,12 +278,19 @@ impl Ranked<'_, '_> {
         let b = self.balancer.as_mut().expect("a balancer");
         b.window.wall_s = b.window_start.0.elapsed().as_secs_f64();
         b.window.idle_s = idle_now - b.window_start.1;
-        let windows: Vec<Window> = self
+        if let Some(clock) = &b.clock {
+            b.window.gpu_s = clock.per_step_s(self.sim.gpu, b.window.steps as u32) * b.window.steps;
+        }
+        let mut windows: Vec<Window> = self
             .comm
             .all_gather(bytemuck::bytes_of(&b.window).to_vec())
             .iter()
             .map(|w| bytemuck::pod_read_unaligned(w))
             .collect();
+        // GPU time where every rank has it, host time otherwise: one measure for all.
+        if windows.iter().any(|w| w.gpu_s <= 0.0) {
+            windows.iter_mut().for_each(|w| w.gpu_s = 0.0);
+        }
         let busy: Vec<f64> = windows.iter().map(Window::busy_s).collect();
         let before = balance::imbalance(&busy);
         if let Some(k) = b.pending.take() {
@@ -238,6 +331,7 @@ impl Ranked<'_, '_> {
             "rule": self.balancer.as_ref().map(|b| b.settings.rule.to_string()),
             "weights": shares,
             "busy_s": busy,
+            "busy_measured_by": if windows[0].gpu_s > 0.0 { "gpu timestamps" } else { "host clock" },
             "imbalance_before": before,
             "imbalance_predicted": predicted,
             "gain_predicted_s": gain_s,
