@@ -135,6 +135,31 @@ fn bad_scenarios_exit_with_code_2() {
         &hydrograph,
         &["boundary.segment[0].discharge", "times must increase"],
     );
+    for (name, table, expected) in [
+        (
+            "balance_rule",
+            "rule = \"fast\"",
+            ["load_balancing.rule", "\"cost\" or \"idle\""],
+        ),
+        (
+            "balance_every",
+            "every = 0",
+            ["load_balancing.every", "at least 1"],
+        ),
+        (
+            "balance_threshold",
+            "threshold = 0.5",
+            ["load_balancing.threshold", ">= 1"],
+        ),
+        (
+            "balance_epsilon",
+            "epsilon = 1.0",
+            ["load_balancing.epsilon", "[0, 1)"],
+        ),
+    ] {
+        let text = format!("{GOOD}\n[load_balancing]\n{table}\n");
+        refuses(d, name, &text, &expected);
+    }
     // NaN and infinity are not numbers a scenario can mean.
     let gauge = format!("{GOOD}\n[[gauge]]\nname = \"g\"\nx = nan\ny = 1.0\n");
     refuses(d, "nan_gauge", &gauge, &["gauge[0]", "outside"]);
