@@ -5,7 +5,6 @@
 
 mod common;
 
-use quadflood::comm::threads::ThreadComm;
 use quadflood::partition::balance::{Rule, MIN_SHARE};
 use quadflood::partition::{partition, per_block};
 use quadflood::scenario::model::Model;
@@ -19,29 +18,16 @@ const T: f64 = 12.0;
 /// Four ranks to `T`: rank 0's fields and rebalancing log.
 fn balanced_run(model: &Model) -> (Fields, Vec<Value>) {
     let p = partition(&model.grid, RANKS, model.partition, &per_block);
-    let comms = ThreadComm::group(RANKS);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = comms
-            .iter()
-            .map(|c| {
-                let p = &p;
-                s.spawn(move || {
-                    let mut r = Ranked::new(common::gpu(), model, p, c).expect("a rank");
-                    r.advance_to(T, &mut |_| {}).expect("the run");
-                    (r.read_fields(), r.rebalancing())
-                })
-            })
-            .collect();
-        let mut all: Vec<_> = handles
-            .into_iter()
-            .map(|h| h.join().expect("a rank thread"))
-            .collect();
-        let (fields, log) = all.swap_remove(0);
-        (
-            fields.expect("fields on rank 0"),
-            log.expect("a log on rank 0"),
-        )
-    })
+    let mut all = common::on_ranks(RANKS, |c| {
+        let mut r = Ranked::new(common::gpu(), model, &p, c).expect("a rank");
+        r.advance_to(T, &mut |_| {}).expect("the run");
+        (r.read_fields(), r.rebalancing())
+    });
+    let (fields, log) = all.swap_remove(0);
+    (
+        fields.expect("fields on rank 0"),
+        log.expect("a log on rank 0"),
+    )
 }
 
 /// Every move conserves blocks, cells and water, and keeps the weights in bounds.

@@ -92,6 +92,23 @@ fn mpirun_with(
     )
 }
 
+/// `quadflood run` on one rank, no MPI launcher.
+fn run_alone(scenario: &Path, out: &Path, extra: &[&str]) {
+    let status = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .args(extra)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 fn files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -108,18 +125,7 @@ fn two_and_four_ranks_write_the_same_files_as_one() {
     let scenario = dir.path().join("mpi-check.toml");
     std::fs::write(&scenario, SCENARIO).unwrap();
     let one = dir.path().join("one");
-    let status = Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            one.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .status()
-        .unwrap();
-    assert!(status.success());
+    run_alone(&scenario, &one, &[]);
     let expected = files(&one);
     assert!(expected.len() >= 15, "{expected:?}");
     assert!(expected.contains(&"mass_balance.csv".to_string()));
@@ -149,19 +155,7 @@ fn a_checkpoint_of_one_rank_restarts_on_three_with_the_same_bits() {
     let scenario = dir.path().join("mpi-check.toml");
     std::fs::write(&scenario, SCENARIO).unwrap();
     let one = dir.path().join("one");
-    let status = Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            one.to_str().unwrap(),
-            "--quiet",
-        ])
-        .args(["--checkpoint-every", "2"])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .status()
-        .unwrap();
-    assert!(status.success());
+    run_alone(&scenario, &one, &["--checkpoint-every", "2"]);
     let resumed = dir.path().join("resumed");
     std::fs::create_dir(&resumed).unwrap();
     for name in files(&one).iter().filter(|n| n.ends_with(".csv")) {
@@ -268,19 +262,7 @@ fn four_ranks_with_load_balancing_write_the_same_files_as_one() {
         "load_balancing.payback=1e6",
     ];
     let one = dir.path().join("one");
-    let status = Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            one.to_str().unwrap(),
-            "--quiet",
-        ])
-        .args(settings)
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .status()
-        .unwrap();
-    assert!(status.success());
+    run_alone(&scenario, &one, &settings);
     let out = dir.path().join("four");
     let (code, stderr, took) = mpirun_with(4, &scenario, &out, &[], &settings);
     println!("4 ranks with load balancing: {took:?}");

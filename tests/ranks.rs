@@ -3,7 +3,6 @@
 
 mod common;
 
-use quadflood::comm::threads::ThreadComm;
 use quadflood::partition::{partition, per_block, Method};
 use quadflood::scenario::model::Model;
 use quadflood::solver::ranks::Ranked;
@@ -88,25 +87,14 @@ end = 1e6
 
 fn split_run(model: &Model, ranks: usize, method: Method, t: f64) -> Fields {
     let p = partition(&model.grid, ranks, method, &per_block);
-    let comms = ThreadComm::group(ranks);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = comms
-            .iter()
-            .map(|c| {
-                let p = &p;
-                s.spawn(move || {
-                    let mut r = Ranked::new(common::gpu(), model, p, c).expect("a rank");
-                    r.advance_to(t, &mut |_| {}).expect("the run");
-                    r.read_fields()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a rank thread"))
-            .find_map(|f| f)
-            .expect("fields on rank 0")
+    common::on_ranks(ranks, |c| {
+        let mut r = Ranked::new(common::gpu(), model, &p, c).expect("a rank");
+        r.advance_to(t, &mut |_| {}).expect("the run");
+        r.read_fields()
     })
+    .into_iter()
+    .find_map(|f| f)
+    .expect("fields on rank 0")
 }
 
 #[test]
@@ -135,31 +123,16 @@ fn results_do_not_depend_on_the_number_of_ranks() {
 fn lake_at_rest_and_mass_on_four_ranks() {
     let model = common::scenario("lake-at-rest.toml");
     let p = partition(&model.grid, 4, Method::Hilbert, &per_block);
-    let comms = ThreadComm::group(4);
-    let (fields, (vin, vout)) = std::thread::scope(|s| {
-        let handles: Vec<_> = comms
-            .iter()
-            .map(|c| {
-                let (p, model) = (&p, &model);
-                s.spawn(move || {
-                    let mut r = Ranked::new(common::gpu(), model, p, c).expect("a rank");
-                    r.run_steps(300).expect("the run");
-                    (r.read_fields(), r.edge_volumes())
-                })
-            })
-            .collect();
-        let all: Vec<_> = handles
-            .into_iter()
-            .map(|h| h.join().expect("a rank thread"))
-            .collect();
-        let volumes = all[0].1;
-        (
-            all.into_iter()
-                .find_map(|(f, _)| f)
-                .expect("fields on rank 0"),
-            volumes,
-        )
+    let all = common::on_ranks(4, |c| {
+        let mut r = Ranked::new(common::gpu(), &model, &p, c).expect("a rank");
+        r.run_steps(300).expect("the run");
+        (r.read_fields(), r.edge_volumes())
     });
+    let (vin, vout) = all[0].1;
+    let fields = all
+        .into_iter()
+        .find_map(|(f, _)| f)
+        .expect("fields on rank 0");
     let speed = (0..fields.depth.len())
         .filter(|&c| fields.depth[c] > 0.0)
         .map(|c| fields.hu[c].abs().max(fields.hv[c].abs()) / fields.depth[c])

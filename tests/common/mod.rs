@@ -58,3 +58,19 @@ pub fn assert_same_fields(a: &Fields, b: &Fields, what: &str) {
         );
     }
 }
+
+/// Runs `f` on `ranks` threads, one communicator each, and returns each rank's result in
+/// rank order.
+pub fn on_ranks<R: Send>(
+    ranks: usize,
+    f: impl Fn(&quadflood::comm::threads::ThreadComm) -> R + Sync,
+) -> Vec<R> {
+    let comms = quadflood::comm::threads::ThreadComm::group(ranks);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = comms.iter().map(|c| s.spawn(|| f(c))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a rank thread"))
+            .collect()
+    })
+}
