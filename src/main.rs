@@ -96,6 +96,10 @@ enum Command {
         /// Then time dam breaks onto dry ground with 10%, 50% and 100% of the domain wet.
         #[arg(long)]
         wet_sweep: bool,
+        /// Cut the N × NY dam break into K sub-domains with buffers of their own, run as
+        /// ranks on threads sharing this one GPU: for grids larger than one storage binding.
+        #[arg(long, value_name = "K")]
+        split: Option<usize>,
     },
 }
 
@@ -150,7 +154,7 @@ fn dispatch(command: Command) -> Result<()> {
             };
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
-                return run_mpi(&model, adapter.as_deref(), &opts, quiet);
+                return run_mpi(&scenario, &model, adapter.as_deref(), &opts, quiet);
             }
             let gpu = Gpu::open(adapter.as_deref())?;
             if !quiet {
@@ -207,6 +211,7 @@ fn dispatch(command: Command) -> Result<()> {
             )
             .map_err(Error::Io)?;
             if ranks > 1 {
+                quadflood::partition::check_ranks(&model.grid, ranks, &scenario)?;
                 let method = partition.unwrap_or(model.partition);
                 let p = quadflood::partition::partition(
                     &model.grid,
@@ -241,7 +246,20 @@ fn dispatch(command: Command) -> Result<()> {
             ny,
             profile,
             wet_sweep,
+            split,
         } => {
+            if let Some(k) = split {
+                let gpu = Gpu::open(adapter.as_deref())?;
+                let n = n.unwrap_or_else(|| bench::default_n(&gpu));
+                let figures = bench::split(&gpu, k.max(1), n, ny.unwrap_or(n), steps)?;
+                let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
+                println!("{text}");
+                if let Some(path) = json {
+                    std::fs::write(&path, text)
+                        .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+                }
+                return Ok(());
+            }
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
                 return bench_mpi(adapter.as_deref(), n.unwrap_or(4096), ny, steps, json);
@@ -315,6 +333,7 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
 /// message naming the rank, so none waits for the others until a job limit.
 #[cfg(feature = "mpi")]
 fn run_mpi(
+    scenario: &std::path::Path,
     model: &scenario::model::Model,
     adapter: Option<&str>,
     opts: &RunOptions,
@@ -332,6 +351,7 @@ fn run_mpi(
                 "failing on purpose (QUADFLOOD_TEST_FAIL_RANK)".into(),
             ));
         }
+        quadflood::partition::check_ranks(&model.grid, size, scenario)?;
         let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
         if rank == 0 && !quiet {
             eprintln!("{} ranks; rank 0 on {}", size, gpu.describe());

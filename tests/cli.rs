@@ -160,6 +160,23 @@ fn bad_scenarios_exit_with_code_2() {
         let text = format!("{GOOD}\n[load_balancing]\n{table}\n");
         refuses(d, name, &text, &expected);
     }
+    let good = d.join("good.toml");
+    std::fs::write(&good, GOOD).unwrap();
+    let grid_out = d.join("grid-out");
+    let (code, message) = quadflood(&[
+        "grid",
+        good.to_str().unwrap(),
+        "--ranks",
+        "100000",
+        "--out",
+        grid_out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{message}");
+    assert!(
+        message.contains("good.toml") && message.contains("100000 ranks for a grid of"),
+        "{message}"
+    );
+    assert!(!grid_out.join("partition.png").exists());
     // NaN and infinity are not numbers a scenario can mean.
     let gauge = format!("{GOOD}\n[[gauge]]\nname = \"g\"\nx = nan\ny = 1.0\n");
     refuses(d, "nan_gauge", &gauge, &["gauge[0]", "outside"]);

@@ -100,8 +100,8 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         "one rank: {} steps, west of the wall wet cells: {west_wet}",
         status.steps
     );
-    // The cost rule as shipped but for a long payback, so that it moves often; the idle
-    // rule as shipped, which moves when a move pays within a window.
+    // The cost rule with a long payback, so that it moves often; the idle rule, which moves
+    // whenever the threshold is passed.
     for (rule, payback) in [(Rule::Cost, 1e6), (Rule::Idle, 1.0)] {
         let s = model.balance.as_mut().expect("the scenario balances");
         // Short windows: many checks in a short test. Timings on threads sharing a

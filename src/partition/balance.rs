@@ -82,6 +82,8 @@ pub struct Window {
     pub blocks: f64,
     /// GPU time of the window's passes from timestamps (s); 0 where there are none.
     pub gpu_s: f64,
+    /// Time the host waited for its GPU (s): the GPU's time as the host clock sees it.
+    pub gpu_wait_s: f64,
 }
 
 impl Window {
@@ -235,6 +237,7 @@ mod tests {
                 launched: wet,
                 blocks,
                 gpu_s: 0.0,
+                gpu_wait_s: busy,
             })
             .collect()
     }

@@ -111,6 +111,25 @@ pub fn order(grid: &BlockGrid, method: Method) -> Vec<usize> {
     blocks
 }
 
+/// Refuses more ranks than blocks (every rank owns at least one), naming the scenario.
+pub fn check_ranks(
+    grid: &BlockGrid,
+    ranks: usize,
+    scenario: &std::path::Path,
+) -> Result<(), crate::error::InputError> {
+    if ranks <= grid.nblocks() {
+        return Ok(());
+    }
+    Err(crate::error::InputError::new(format!(
+        "{ranks} ranks for a grid of {} blocks of 16 x 16 cells: every rank needs a block; \
+         run on at most {} ranks, or use smaller cells",
+        grid.nblocks(),
+        grid.nblocks()
+    ))
+    .in_file(scenario)
+    .at_key("domain"))
+}
+
 /// Cuts the curve into `ranks` pieces of (nearly) equal weight, none empty.
 pub fn partition(
     grid: &BlockGrid,

@@ -206,6 +206,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         balance: spec
             .load_balancing
             .as_ref()
+            .filter(|b| b.enabled != Some(false))
             .map(balance_settings)
             .transpose()?,
     })

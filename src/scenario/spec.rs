@@ -55,6 +55,8 @@ pub struct ParallelSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoadBalancingSpec {
+    /// false turns balancing off and keeps the table (default true).
+    pub enabled: Option<bool>,
     /// Steps between checks (default 100).
     pub every: Option<u64>,
     /// Rebalance when the busiest rank's time over the mean passes this (default 1.1).

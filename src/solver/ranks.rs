@@ -169,6 +169,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
     }
 
+    /// Bytes of GPU memory this rank's simulation holds (exchange buffers aside).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.sim.gpu_bytes()
+    }
+
     /// Time spent waiting so far, by cause.
     pub fn waits(&self) -> Waits {
         self.waits.get()
@@ -201,6 +206,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// Pass `k` of a step, timed when the balancer measures this step on the GPU.
     fn pass(&self, k: u32) -> wgpu::ComputePassDescriptor<'_> {
+        assert!(
+            k < migrate::PASSES,
+            "a step's passes are counted in migrate::PASSES"
+        );
         wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: self.balancer.as_ref().and_then(|b| b.pass_writes(k)),

@@ -27,9 +27,10 @@ pub struct Balancer {
     ordered: Vec<usize>,
     shares: Vec<f64>,
     window: Window,
-    /// Wall clock and idle time at the window's start.
-    window_start: (Instant, f64),
-    /// Every rank ran every block last step (rain, or dry-block skipping off).
+    /// Wall clock, idle time and time waiting for the GPU at the window's start.
+    window_start: (Instant, f64, f64),
+    /// This rank launched all its blocks in the last step (rain, or dry-block skipping
+    /// off), so its dry-map flags do not say what runs.
     all_launched: bool,
     /// One entry per rebalance (kept on every rank; rank 0 reports it).
     pub log: Vec<serde_json::Value>,
@@ -44,6 +45,8 @@ pub struct Balancer {
 }
 
 impl Balancer {
+    /// Starts from equal shares of the partition curve (`model.partition`): the run's first
+    /// partition must be the equal per-block cut of that curve.
     pub fn new(settings: Settings, model: &Model, ranks: usize, gpu: &crate::gpu::Gpu) -> Balancer {
         Balancer {
             clock: PassClock::new(gpu),
@@ -51,7 +54,7 @@ impl Balancer {
             ordered: order(&model.grid, model.partition),
             shares: vec![1.0 / ranks as f64; ranks],
             window: Window::default(),
-            window_start: (Instant::now(), 0.0),
+            window_start: (Instant::now(), 0.0, 0.0),
             all_launched: false,
             log: Vec::new(),
             pending: None,
@@ -87,9 +90,9 @@ impl Balancer {
         self.clock.as_ref()?.writes(self.window.steps as u32, k)
     }
 
-    fn restart_window(&mut self, idle_s: f64) {
+    fn restart_window(&mut self, (idle_s, gpu_wait_s): (f64, f64)) {
         self.window = Window::default();
-        self.window_start = (Instant::now(), idle_s);
+        self.window_start = (Instant::now(), idle_s, gpu_wait_s);
     }
 }
 
@@ -218,7 +221,8 @@ impl BlockData {
         }
     }
 
-    /// A block as written by `write`; a ghost's other parts are zero (never read).
+    /// A block as written by `write`; a ghost's other parts arrive as zeros (the solver
+    /// never reads a ghost's edge volumes or maxima).
     fn read(bytes: &[u8], tracked: bool, owner: bool) -> BlockData {
         let n = CELLS_PER_BLOCK;
         let (state, rest) = bytes.split_at(16 * n);
@@ -265,19 +269,21 @@ impl Ranked<'_, '_> {
         b.window.steps >= b.settings.every as f64
     }
 
-    fn idle_s(&self) -> f64 {
+    /// Time waited so far for other ranks (exchanges, dt reduction) and for the GPU.
+    fn waited(&self) -> (f64, f64) {
         let w = self.waits();
-        w.exchange_s + w.reduce_s
+        (w.exchange_s + w.reduce_s, w.compute_s)
     }
 
     /// Shares what every rank measured; moves blocks when the busiest rank is busier than
     /// the threshold allows and the move is predicted to help. Every rank calls this in the
     /// same step.
     pub(super) fn balance(&mut self) -> Result<()> {
-        let idle_now = self.idle_s();
+        let now = self.waited();
         let b = self.balancer.as_mut().expect("a balancer");
         b.window.wall_s = b.window_start.0.elapsed().as_secs_f64();
-        b.window.idle_s = idle_now - b.window_start.1;
+        b.window.idle_s = now.0 - b.window_start.1;
+        b.window.gpu_wait_s = now.1 - b.window_start.2;
         if let Some(clock) = &b.clock {
             b.window.gpu_s = clock.per_step_s(self.sim.gpu, b.window.steps as u32) * b.window.steps;
         }
@@ -287,17 +293,22 @@ impl Ranked<'_, '_> {
             .iter()
             .map(|w| bytemuck::pod_read_unaligned(w))
             .collect();
-        // GPU time where every rank has it, host time otherwise: one measure for all.
-        if windows.iter().any(|w| w.gpu_s <= 0.0) {
-            windows.iter_mut().for_each(|w| w.gpu_s = 0.0);
+        // GPU timestamps where every rank has them, else the host's waits for its GPU (not
+        // the wall clock, which holds the writing of outputs): one measure for all.
+        let timed = windows.iter().all(|w| w.gpu_s > 0.0);
+        if !timed {
+            windows.iter_mut().for_each(|w| w.gpu_s = w.gpu_wait_s);
         }
         let busy: Vec<f64> = windows.iter().map(Window::busy_s).collect();
         let before = balance::imbalance(&busy);
         if let Some(k) = b.pending.take() {
             b.log[k]["imbalance_after"] = before.into();
         }
-        if before <= b.settings.threshold {
-            b.restart_window(idle_now);
+        // A NaN timing compares as nothing, and never moves anything.
+        let exceeds =
+            |a: f64, limit: f64| a.partial_cmp(&limit) == Some(std::cmp::Ordering::Greater);
+        if !exceeds(before, b.settings.threshold) {
+            b.restart_window(now);
             return Ok(());
         }
         let launched = self.launched_blocks();
@@ -309,20 +320,26 @@ impl Ranked<'_, '_> {
         let moved = (0..p.owner.len())
             .filter(|&k| p.owner[k] != self.partition.owner[k])
             .count();
-        // A move must pay for itself within `payback` windows, at the last move's cost.
+        // Under the cost rule a move must pay for itself within `payback` windows, at the
+        // last move's cost. The idle rule has no model to predict with: it moves whenever
+        // the imbalance passes the threshold, as in the source documents.
         let longest = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
         let gain_s = longest(&busy) - longest(&predicted_busy);
-        if moved == 0 || gain_s * b.settings.payback <= b.last_move_s {
-            b.restart_window(idle_now);
+        let pays = match b.settings.rule {
+            balance::Rule::Cost => exceeds(gain_s * b.settings.payback, b.last_move_s),
+            balance::Rule::Idle => true,
+        };
+        if moved == 0 || !pays {
+            b.restart_window(now);
             return Ok(());
         }
         b.shares = shares.clone();
-        let started = Instant::now();
         let step = self.status.steps;
         let map = match (&self.balancer, self.comm.rank()) {
             (Some(b), 0) => b.draw(self.model, &p, step)?,
             _ => None,
         };
+        let started = Instant::now();
         let report = self.migrate(p)?;
         let entry = json!({
             "map": map,
@@ -331,7 +348,7 @@ impl Ranked<'_, '_> {
             "rule": self.balancer.as_ref().map(|b| b.settings.rule.to_string()),
             "weights": shares,
             "busy_s": busy,
-            "busy_measured_by": if windows[0].gpu_s > 0.0 { "gpu timestamps" } else { "host clock" },
+            "busy_measured_by": if timed { "gpu timestamps" } else { "host waits on the gpu" },
             "imbalance_before": before,
             "imbalance_predicted": predicted,
             "gain_predicted_s": gain_s,
@@ -346,12 +363,12 @@ impl Ranked<'_, '_> {
             "volume_after_m3": report.volume.1,
             "every_block_once": report.every_block_once,
         });
-        let idle_now = self.idle_s();
+        let now = self.waited();
         let b = self.balancer.as_mut().expect("a balancer");
         b.last_move_s = entry["seconds"].as_f64().unwrap_or(0.0);
         b.log.push(entry);
         b.pending = Some(b.log.len() - 1);
-        b.restart_window(idle_now);
+        b.restart_window(now);
         Ok(())
     }
 
@@ -361,7 +378,8 @@ impl Ranked<'_, '_> {
         f32::from_bits(u32::MAX - self.comm.min_u32(u32::MAX - bits)) as f64
     }
 
-    /// Whether each block of the grid was launched in the last step, from every rank.
+    /// Whether the dry-map launches each block of the grid in the next step, from every
+    /// rank (all of a rank's blocks where it launches all).
     fn launched_blocks(&self) -> Vec<bool> {
         let own = self.sim.split.own as usize;
         let all = self.balancer.as_ref().is_some_and(|b| b.all_launched);
@@ -398,13 +416,13 @@ impl Ranked<'_, '_> {
         let local = LocalGrid::new(grid, &p, me);
         let mut peers: Vec<usize> = (0..p.ranks).filter(|&q| q != me).collect();
         let mut outgoing: Vec<Vec<u8>> = vec![Vec::new(); p.ranks];
-        let mut order: Vec<(u32, usize)> = self.global_ids[..self.sim.split.own as usize]
+        let mut mine: Vec<(u32, usize)> = self.global_ids[..self.sim.split.own as usize]
             .iter()
             .enumerate()
             .map(|(l, &g)| (g, l))
             .collect();
-        order.sort_unstable();
-        for &(g, l) in &order {
+        mine.sort_unstable();
+        for &(g, l) in &mine {
             let data = BlockData::of(&snapshot, l);
             for &q in &held[g as usize] {
                 if q as usize != me {
@@ -456,7 +474,7 @@ impl Ranked<'_, '_> {
             let level = grid.blocks[g as usize].level;
             (self.model.cell_size * (1u64 << level) as f64).powi(2)
         };
-        let volume_before: Vec<(u32, f64)> = order
+        let volume_before: Vec<(u32, f64)> = mine
             .iter()
             .map(|&(g, l)| (g, BlockData::of(&snapshot, l).volume_m3(area(g))))
             .collect();
