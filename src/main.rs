@@ -51,6 +51,10 @@ enum Command {
         /// to the terminal and to summary.json.
         #[arg(long)]
         profile: bool,
+        /// Run the grid as K sub-domains with buffers of their own on this one GPU (ranks on
+        /// threads): for grids larger than one storage binding allows.
+        #[arg(long, value_name = "K")]
+        split: Option<usize>,
     },
     /// Check a scenario without running it.
     Check {
@@ -126,6 +130,7 @@ fn dispatch(command: Command) -> Result<()> {
             checkpoint_every,
             restart,
             profile,
+            split,
         } => {
             let mut model = scenario::load_with(&scenario, &overrides)?;
             if let Some(file) = &restart {
@@ -168,7 +173,13 @@ fn dispatch(command: Command) -> Result<()> {
                     gpu.describe()
                 );
             }
-            let summary = run::run(&gpu, &model, &opts)?;
+            let summary = match split.filter(|&k| k > 1) {
+                Some(k) => {
+                    quadflood::partition::check_ranks(&model.grid, k, &scenario)?;
+                    run::run_split(&gpu, &model, k, &opts)?
+                }
+                None => run::run(&gpu, &model, &opts)?,
+            };
             if !quiet {
                 report(&summary, &out);
             }

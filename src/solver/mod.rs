@@ -717,10 +717,12 @@ fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
         .min(gpu.limits.max_buffer_size);
     if bytes > limit {
         return Err(Error::Gpu(format!(
-            "the grid needs a {} MiB state buffer; {} allows {} MiB per binding",
+            "the grid needs a {} MiB state buffer; {} allows {} MiB per binding: run it as \
+             at least {} sub-domains (quadflood run --split K on this GPU, or mpirun -n K)",
             bytes >> 20,
             gpu.info.name,
-            limit >> 20
+            limit >> 20,
+            bytes.div_ceil(limit) + 1
         )));
     }
     Ok(())
