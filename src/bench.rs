@@ -368,34 +368,8 @@ pub fn split(
     let started = Instant::now();
     let model = dam_break_model(nx, ny);
     let built_s = started.elapsed().as_secs_f64();
-    let comms = crate::comm::threads::ThreadComm::group(pieces);
-    let results: Vec<Result<Option<serde_json::Value>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = comms
-            .iter()
-            .map(|c| {
-                let model = &model;
-                s.spawn(move || scaling_of(gpu, c, model, steps))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(crate::error::Error::Gpu(
-                        "a sub-domain thread panicked".into(),
-                    ))
-                })
-            })
-            .collect()
-    });
-    let mut figures = None;
-    for r in results {
-        if let Some(f) = r? {
-            figures = Some(f);
-        }
-    }
     let mut figures =
-        figures.ok_or_else(|| crate::error::Error::Gpu("no figures from sub-domain 0".into()))?;
+        crate::comm::threads::on_threads(pieces, |c| scaling_of(gpu, c, &model, steps))?;
     figures["sub_domains_on_one_gpu"] = pieces.into();
     figures["model_build_s"] = built_s.into();
     Ok(figures)

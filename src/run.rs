@@ -90,30 +90,8 @@ pub fn run_split(gpu: &Gpu, model: &Model, pieces: usize, opts: &RunOptions) -> 
         model.partition,
         &crate::partition::per_block,
     );
-    let comms = crate::comm::threads::ThreadComm::group(pieces);
-    let results: Vec<Result<Option<Summary>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = comms
-            .iter()
-            .map(|c| {
-                let p = &p;
-                s.spawn(move || run_ranked(gpu, model, p, c, opts))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Gpu("a sub-domain thread panicked".into())))
-            })
-            .collect()
-    });
-    let mut summary = None;
-    for r in results {
-        if let Some(s) = r? {
-            summary = Some(s);
-        }
-    }
-    let mut summary = summary.ok_or_else(|| Error::Gpu("no summary from sub-domain 0".into()))?;
+    let mut summary =
+        crate::comm::threads::on_threads(pieces, |c| run_ranked(gpu, model, &p, c, opts))?;
     summary.json["sub_domains_on_one_gpu"] = pieces.into();
     outputs::write_json_atomic(&opts.out_dir.join("summary.json"), &summary.json)
         .map_err(|e| io_err(&opts.out_dir, e))?;

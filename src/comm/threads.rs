@@ -131,6 +131,34 @@ impl Comm for ThreadComm {
     }
 }
 
+/// Runs `f` as `ranks` ranks on threads of this process (sub-domains sharing one GPU) and
+/// returns the answer of the rank that gives one (rank 0), or the first error; a rank that
+/// panics is an error.
+pub fn on_threads<T: Send>(
+    ranks: usize,
+    f: impl Fn(&ThreadComm) -> crate::error::Result<Option<T>> + Sync,
+) -> crate::error::Result<T> {
+    use crate::error::Error;
+    let comms = ThreadComm::group(ranks);
+    let results: Vec<crate::error::Result<Option<T>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = comms.iter().map(|c| s.spawn(|| f(c))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Gpu("a sub-domain thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut answer = None;
+    for r in results {
+        if let Some(a) = r? {
+            answer = Some(a);
+        }
+    }
+    answer.ok_or_else(|| Error::Gpu("no answer from sub-domain 0".into()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

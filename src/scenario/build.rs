@@ -23,6 +23,55 @@ use std::path::{Path, PathBuf};
 /// 2^31 a typo in nx or cell_size is likelier than intent, and refusing it at once beats
 /// running out of memory.
 const MAX_CELLS: usize = 1 << 31;
+/// Host memory the build takes per finest cell at the least (an f64 field at the finest
+/// resolution while the terrain is built, blocks padded to 16 × 16); a uniform grid peaks
+/// near 80.
+const HOST_BYTES_PER_CELL: u64 = 8;
+
+/// Why a grid of nx × ny finest cells cannot be built here, if it cannot: too many cells, or
+/// more host memory than this process may have.
+fn too_large(nx: usize, ny: usize) -> Option<String> {
+    let cells = nx.saturating_mul(ny);
+    if cells > MAX_CELLS {
+        return Some(format!(
+            "expected at most {MAX_CELLS} cells in all, found nx = {nx}, ny = {ny}"
+        ));
+    }
+    // Fields are stored in whole 16 × 16 blocks: a thin grid stores far more than nx × ny.
+    let padded = (nx.div_ceil(16) as u64 * 16).saturating_mul(ny.div_ceil(16) as u64 * 16);
+    let need = padded.saturating_mul(HOST_BYTES_PER_CELL);
+    let have = host_memory()?;
+    (need > have).then(|| {
+        format!(
+            "a {nx} x {ny} grid needs at least {:.1} GB of host memory to build \
+             ({HOST_BYTES_PER_CELL} bytes per finest cell, in whole 16 x 16 blocks; a uniform \
+             grid peaks near 80), and this process may use {:.1} GB",
+            need as f64 / 1e9,
+            have as f64 / 1e9
+        )
+    })
+}
+
+/// Host memory this process may use: the available memory, capped by its address-space
+/// limit (Linux; None where /proc does not say).
+fn host_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let available_kb: u64 = meminfo
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("Max address space"))?;
+            line.split_whitespace().nth(3)?.parse::<u64>().ok()
+        });
+    let available = available_kb * 1024;
+    Some(limit.map_or(available, |l| l.min(available)))
+}
 
 fn bad(key: &str, message: impl Into<String>) -> InputError {
     InputError::new(message).at_key(key)
@@ -342,13 +391,10 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
                 format!("{dx} m is larger than the whole raster"),
             ));
         }
-        if frame.nx.saturating_mul(frame.ny) > MAX_CELLS {
+        if let Some(why) = too_large(frame.nx, frame.ny) {
             return Err(bad(
                 "terrain.cell_size",
-                format!(
-                    "{dx} m cells make a {} x {} grid; expected at most {MAX_CELLS} cells in all",
-                    frame.nx, frame.ny
-                ),
+                format!("with {dx} m cells: {why}"),
             ));
         }
         return Ok((frame, Some((raster, path))));
@@ -365,14 +411,17 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
             format!("expected a positive size in metres, found {}", d.cell_size),
         ));
     }
-    if d.nx == 0 || d.ny == 0 || d.nx.saturating_mul(d.ny) > MAX_CELLS {
+    if d.nx == 0 || d.ny == 0 {
         return Err(bad(
             "domain.nx",
             format!(
-                "expected 1 to {MAX_CELLS} cells in all, found nx = {}, ny = {}",
+                "expected at least 1 cell each way, found nx = {}, ny = {}",
                 d.nx, d.ny
             ),
         ));
+    }
+    if let Some(why) = too_large(d.nx, d.ny) {
+        return Err(bad("domain.nx", why));
     }
     Ok((
         Frame {
