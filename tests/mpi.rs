@@ -2,6 +2,8 @@
 //! rank, bit for bit, and a failing rank ends the run instead of hanging it.
 #![cfg(feature = "mpi")]
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -109,16 +111,6 @@ fn run_alone(scenario: &Path, out: &Path, extra: &[&str]) {
     assert!(status.success());
 }
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| [".asc", ".tif", ".csv"].iter().any(|e| n.ends_with(e)))
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn two_and_four_ranks_write_the_same_files_as_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,7 +118,7 @@ fn two_and_four_ranks_write_the_same_files_as_one() {
     std::fs::write(&scenario, SCENARIO).unwrap();
     let one = dir.path().join("one");
     run_alone(&scenario, &one, &[]);
-    let expected = files(&one);
+    let expected = common::result_files(&one);
     assert!(expected.len() >= 15, "{expected:?}");
     assert!(expected.contains(&"mass_balance.csv".to_string()));
     for ranks in [2, 4] {
@@ -134,7 +126,7 @@ fn two_and_four_ranks_write_the_same_files_as_one() {
         let (code, stderr, took) = mpirun(ranks, &scenario, &out, &[]);
         println!("{ranks} ranks: {took:?}");
         assert_eq!(code, Some(0), "{ranks} ranks failed: {stderr}");
-        assert_eq!(files(&out), expected);
+        assert_eq!(common::result_files(&out), expected);
         for name in &expected {
             let (a, b) = (
                 std::fs::read(one.join(name)).unwrap(),
@@ -158,7 +150,10 @@ fn a_checkpoint_of_one_rank_restarts_on_three_with_the_same_bits() {
     run_alone(&scenario, &one, &["--checkpoint-every", "2"]);
     let resumed = dir.path().join("resumed");
     std::fs::create_dir(&resumed).unwrap();
-    for name in files(&one).iter().filter(|n| n.ends_with(".csv")) {
+    for name in common::result_files(&one)
+        .iter()
+        .filter(|n| n.ends_with(".csv"))
+    {
         std::fs::copy(one.join(name), resumed.join(name)).unwrap();
     }
     let checkpoint = one.join("checkpoint_0000002.0s.qfck");
@@ -171,7 +166,7 @@ fn a_checkpoint_of_one_rank_restarts_on_three_with_the_same_bits() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     // Maps from t = 4 s on, the maxima, the gauges and the mass balance.
-    for name in files(&resumed) {
+    for name in common::result_files(&resumed) {
         let (a, b) = (
             std::fs::read(one.join(&name)).unwrap(),
             std::fs::read(resumed.join(&name)).unwrap(),
@@ -267,9 +262,9 @@ fn four_ranks_with_load_balancing_write_the_same_files_as_one() {
     let (code, stderr, took) = mpirun_with(4, &scenario, &out, &[], &settings);
     println!("4 ranks with load balancing: {took:?}");
     assert_eq!(code, Some(0), "{stderr}");
-    let expected = files(&one);
+    let expected = common::result_files(&one);
     assert!(expected.len() >= 6, "{expected:?}");
-    assert_eq!(files(&out), expected);
+    assert_eq!(common::result_files(&out), expected);
     for name in &expected {
         let same = std::fs::read(one.join(name)).unwrap() == std::fs::read(out.join(name)).unwrap();
         assert!(same, "{name} differs between 1 rank and 4 balanced ranks");

@@ -166,13 +166,7 @@ fn a_run_split_into_sub_domains_writes_the_same_files() {
             .status()
             .unwrap();
         assert!(status.success());
-        let mut names: Vec<String> = std::fs::read_dir(out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tif") || n.ends_with(".asc") || n.ends_with(".csv"))
-            .collect();
-        names.sort();
-        names
+        common::result_files(out)
     };
     let (one, split) = (dir.path().join("one"), dir.path().join("split"));
     let names = run(&one, &[]);

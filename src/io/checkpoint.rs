@@ -155,14 +155,7 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<(), InputError> {
             model.t_end
         )));
     }
-    model.depth = state.iter().map(|s| s[0]).collect();
-    model.hu = state.iter().map(|s| s[1]).collect();
-    model.hv = state.iter().map(|s| s[2]).collect();
-    model.bed = state.iter().map(|s| s[3]).collect();
-    model.t_start = t;
-    model.output_times.retain(|&o| o > t);
-    model.gauge_times.retain(|&g| g > t);
-    model.resume = Some(resume);
+    model.continue_from(&state, resume);
     Ok(())
 }
 

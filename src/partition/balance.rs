@@ -87,19 +87,26 @@ pub struct Window {
 }
 
 impl Window {
-    /// Time the rank worked: its GPU's time where timed, else the wall time it did not
-    /// spend waiting for other ranks.
+    /// Time the rank's GPU worked (after `settle_busy`).
     pub fn busy_s(&self) -> f64 {
-        if self.gpu_s > 0.0 {
-            return self.gpu_s;
-        }
-        (self.wall_s - self.idle_s).max(1e-12)
+        self.gpu_s.max(1e-12)
     }
 
     /// Work done, in launched-block steps.
     pub fn work(&self) -> f64 {
         self.launched + DRY_BLOCK_COST * (self.blocks - self.launched)
     }
+}
+
+/// One measure of busy time for every rank: GPU timestamps where every rank has them, else
+/// the host's waits for its GPU (not the wall clock, which holds the writing of outputs).
+/// True when the timestamps are used.
+pub fn settle_busy(windows: &mut [Window]) -> bool {
+    let timed = windows.iter().all(|w| w.gpu_s > 0.0);
+    if !timed {
+        windows.iter_mut().for_each(|w| w.gpu_s = w.gpu_wait_s);
+    }
+    timed
 }
 
 /// max / mean: 1 when every rank is equally busy.
@@ -236,7 +243,7 @@ mod tests {
                 idle_s: loop_s - busy,
                 launched: wet,
                 blocks,
-                gpu_s: 0.0,
+                gpu_s: busy,
                 gpu_wait_s: busy,
             })
             .collect()

@@ -164,7 +164,8 @@ pub fn cut(
             Some(*acc)
         })
         .collect();
-    let mut owner = vec![0u32; ordered.iter().max().map_or(0, |&b| b + 1)];
+    // `ordered` holds every block once.
+    let mut owner = vec![0u32; ordered.len()];
     let (mut rank, mut count, mut acc) = (0usize, 0usize, 0.0);
     for (k, &b) in ordered.iter().enumerate() {
         // A block goes to the piece holding its midpoint along the curve.

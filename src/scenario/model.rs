@@ -291,6 +291,20 @@ impl Model {
             * self.cell_area()
     }
 
+    /// Continues from a state (storage layout, (h, hu, hv, z)) and the clock and maxima of a
+    /// run that stood there: a checkpoint restart, or a rank rebuilt after a rebalance.
+    pub fn continue_from(&mut self, state: &[[f32; 4]], resume: Resume) {
+        let t = resume.t.0 as f64 + resume.t.1 as f64;
+        self.depth = state.iter().map(|s| s[0]).collect();
+        self.hu = state.iter().map(|s| s[1]).collect();
+        self.hv = state.iter().map(|s| s[2]).collect();
+        self.bed = state.iter().map(|s| s[3]).collect();
+        self.t_start = t;
+        self.output_times.retain(|&o| o > t);
+        self.gauge_times.retain(|&g| g > t);
+        self.resume = Some(resume);
+    }
+
     /// The model one rank runs: the given blocks (global ids, in local order) on `grid`.
     pub fn localize(&self, global: &[u32], grid: BlockGrid) -> Model {
         let pick = |field: &[f32]| -> Vec<f32> { pick_blocks(field, global) };

@@ -74,3 +74,14 @@ pub fn on_ranks<R: Send>(
             .collect()
     })
 }
+
+/// The rasters and CSV files a run wrote into `dir`, sorted by name.
+pub fn result_files(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| [".asc", ".tif", ".csv"].iter().any(|e| n.ends_with(e)))
+        .collect();
+    names.sort();
+    names
+}

@@ -244,11 +244,15 @@ impl BlockData {
             arrival: bytemuck::pod_collect_to_vec(arrival),
         }
     }
+}
 
-    /// Water volume of the block (m³), summed in f64.
-    fn volume_m3(&self, cell_area: f64) -> f64 {
-        self.state.iter().map(|s| s[0] as f64).sum::<f64>() * cell_area
-    }
+/// Water volume (m³) of local block `l` of a state in storage layout, summed in f64.
+fn block_volume_m3(state: &[[f32; 4]], l: usize, cell_area: f64) -> f64 {
+    state[l * CELLS_PER_BLOCK..(l + 1) * CELLS_PER_BLOCK]
+        .iter()
+        .map(|s| s[0] as f64)
+        .sum::<f64>()
+        * cell_area
 }
 
 impl Ranked<'_, '_> {
@@ -293,12 +297,7 @@ impl Ranked<'_, '_> {
             .iter()
             .map(|w| bytemuck::pod_read_unaligned(w))
             .collect();
-        // GPU timestamps where every rank has them, else the host's waits for its GPU (not
-        // the wall clock, which holds the writing of outputs): one measure for all.
-        let timed = windows.iter().all(|w| w.gpu_s > 0.0);
-        if !timed {
-            windows.iter_mut().for_each(|w| w.gpu_s = w.gpu_wait_s);
-        }
+        let timed = balance::settle_busy(&mut windows);
         let busy: Vec<f64> = windows.iter().map(Window::busy_s).collect();
         let before = balance::imbalance(&busy);
         if let Some(k) = b.pending.take() {
@@ -476,7 +475,7 @@ impl Ranked<'_, '_> {
         };
         let volume_before: Vec<(u32, f64)> = mine
             .iter()
-            .map(|&(g, l)| (g, BlockData::of(&snapshot, l).volume_m3(area(g))))
+            .map(|&(g, l)| (g, block_volume_m3(&snapshot.state, l, area(g))))
             .collect();
         // This rank's new blocks, own then ghosts, from what it kept and what arrived.
         let blocks: Vec<BlockData> = local
@@ -505,11 +504,15 @@ impl Ranked<'_, '_> {
         self.owned = (me == 0).then(|| owned_lists(self.model, &p));
         self.partition = p;
         self.initialise()?;
-        let after = self.sim.read_snapshot();
+        // The census reads back what the GPU now holds, not what was sent.
+        let after: Vec<[f32; 4]> =
+            self.sim
+                .gpu
+                .read_buffer(&self.sim.buffers.state_a, 0, local.own * CELLS_PER_BLOCK);
         let volume_after: Vec<(u32, f64)> = (0..local.own)
             .map(|l| {
                 let g = local.global[l];
-                (g, BlockData::of(&after, l).volume_m3(area(g)))
+                (g, block_volume_m3(&after, l, area(g)))
             })
             .collect();
         Ok(Moved {
@@ -580,12 +583,7 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
         .iter()
         .flat_map(|b| b.state.iter().copied())
         .collect();
-    m.depth = state.iter().map(|s| s[0]).collect();
-    m.hu = state.iter().map(|s| s[1]).collect();
-    m.hv = state.iter().map(|s| s[2]).collect();
-    m.bed = state.iter().map(|s| s[3]).collect();
-    m.t_start = clock.t.0 as f64 + clock.t.1 as f64;
-    m.resume = Some(Resume {
+    let resume = Resume {
         t: clock.t,
         steps: clock.steps,
         cell_updates: clock.cell_updates,
@@ -600,6 +598,7 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
             .iter()
             .flat_map(|b| b.arrival.iter().copied())
             .collect(),
-    });
+    };
+    m.continue_from(&state, resume);
     m
 }
