@@ -1,10 +1,12 @@
 //! `cargo bench --bench grid_build`: building a 100 M-cell scenario (10,000² finest cells of
 //! an expression terrain, three levels refined by slope and around a region) and cutting
-//! its blocks into 4 Hilbert partitions, on the host. The target is under 10 s on a 2-core
-//! machine. QUADFLOOD_GRID_N overrides the side (cells).
+//! its blocks into 4 Hilbert partitions, on the host, timed by criterion. The target is
+//! under 10 s on a 2-core machine. QUADFLOOD_GRID_N overrides the side (cells).
 
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use quadflood::partition::{partition, per_block, Method};
-use std::time::Instant;
+use quadflood::scenario::model::Model;
+use std::time::{Duration, Instant};
 
 fn scenario(n: usize) -> String {
     format!(
@@ -39,29 +41,51 @@ end = 60.0
     )
 }
 
-fn main() {
-    let n = std::env::var("QUADFLOOD_GRID_N")
+fn side() -> usize {
+    std::env::var("QUADFLOOD_GRID_N")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000usize);
+        .unwrap_or(10_000)
+}
+
+fn build(text: &str) -> Model {
+    quadflood::scenario::from_str(text, std::path::Path::new("."))
+        .unwrap_or_else(|e| panic!("grid build failed: {e}"))
+}
+
+fn grid_build(c: &mut Criterion) {
+    let n = side();
     let text = scenario(n);
     let started = Instant::now();
-    let model = match quadflood::scenario::from_str(&text, std::path::Path::new(".")) {
-        Ok(m) => m,
-        Err(e) => return eprintln!("grid build failed: {e}"),
-    };
-    let built = started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    let p = partition(&model.grid, 4, Method::Hilbert, &per_block);
-    let cut = started.elapsed().as_secs_f64();
+    let model = build(&text);
+    let once = started.elapsed();
     println!(
-        "{n}x{n} finest cells ({:.1} M), {} blocks on {} levels ({:?} per level), {} stored cells: built in {built:.2} s, 4 Hilbert partitions in {cut:.3} s ({} ranks), total {:.2} s",
+        "{n}x{n} finest cells ({:.1} M): {} blocks on {} levels ({:?} per level), {} stored cells",
         (n * n) as f64 / 1e6,
         model.grid.nblocks(),
         model.grid.levels,
         model.grid.blocks_per_level(),
         model.grid.stored_cells(),
-        p.ranks,
-        built + cut
     );
+    let mut group = c.benchmark_group(format!("{n}x{n}"));
+    // A build takes seconds: the fewest samples criterion allows, one build each.
+    group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
+    group.warm_up_time(Duration::from_millis(1));
+    group.measurement_time(Duration::from_secs(1));
+    group.bench_function("4 Hilbert partitions", |b| {
+        b.iter(|| partition(&model.grid, 4, Method::Hilbert, &per_block))
+    });
+    drop(model);
+    group.measurement_time(once * 10);
+    group.bench_function("build and 4 Hilbert partitions", |b| {
+        b.iter(|| {
+            let model = build(&text);
+            partition(&model.grid, 4, Method::Hilbert, &per_block).ranks
+        })
+    });
+    group.finish();
 }
+
+criterion_group!(benches, grid_build);
+criterion_main!(benches);

@@ -21,10 +21,14 @@ const SIDE_W: u32 = 0u;
 const SIDE_E: u32 = 1u;
 const SIDE_S: u32 = 2u;
 const SIDE_N: u32 = 3u;
+const EDGE_MASS: u32 = 256u;    // face[EDGE_MASS..]: mass flux of the 16 edge faces of each side
 
 var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block and its halo
-var<workgroup> xface: array<vec4<f32>, 272>;  // face west of (li, lj): li + 17 lj
-var<workgroup> yface: array<vec4<f32>, 272>;  // face south of (li, lj): lj + 17 li
+// The faces of one direction at a time: x-faces (face west of (li, lj) at li + 17 lj), then
+// y-faces (face south of (li, lj) at li + 16 lj), then each cell's depth divergence and the
+// edge faces' mass fluxes (EDGE_MASS). One array instead of two keeps workgroup memory
+// small, and workgroup memory is what bounds the workgroups resident per compute unit.
+var<workgroup> face: array<vec4<f32>, 272>;
 var<workgroup> wg_block: u32;
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
 var<workgroup> wg_wet: atomic<u32>;
@@ -50,6 +54,17 @@ fn set_geometry(info: BlockInfo) {
 
 fn tile_index(li: i32, lj: i32) -> i32 {
     return (li + HALO) + (lj + HALO) * TILE;
+}
+
+// Both face arrays run along x first, so that the threads of a subgroup touch consecutive
+// tile cells: along y, a stride of one tile row would put 16 threads on the same banks of
+// workgroup memory.
+fn xface_index(li: i32, lj: i32) -> i32 {
+    return li + FACE_ROW * lj;
+}
+
+fn yface_index(li: i32, lj: i32) -> i32 {
+    return li + BLOCK * lj;
 }
 
 // (h, u, v, eta) from the stored (h, hu, hv, z). The tile holds the free surface eta rather
@@ -269,7 +284,7 @@ fn regular_stencil(f: u32) -> Stencil {
         return Stencil(tile[c - 2], tile[c - 1], tile[c], tile[c + 1]);
     }
     let k = f - X_FACES;
-    let c = tile_index(i32(k) / FACE_ROW, i32(k) % FACE_ROW);
+    let c = tile_index(i32(k) % BLOCK, i32(k) / BLOCK);
     return Stencil(turn(tile[c - 2 * TILE]), turn(tile[c - TILE]), turn(tile[c]), turn(tile[c + TILE]));
 }
 
@@ -285,7 +300,7 @@ fn on_finer_side(f: u32) -> bool {
     }
     let x = f < X_FACES;
     let k = select(f - X_FACES, f, x);
-    let across = i32(k) % FACE_ROW;
+    let across = select(i32(k) / BLOCK, i32(k) % FACE_ROW, x);
     let low = select(SIDE_S, SIDE_W, x);
     let high = select(SIDE_N, SIDE_E, x);
     return (across == 0 && (geo.finer & (1u << low)) != 0u)
@@ -296,15 +311,11 @@ fn compute_face(stage: u32, info: BlockInfo, f: u32) {
     if (on_finer_side(f)) {
         return;
     }
-    var face = stencil_flux(regular_stencil(f));
+    var flux = stencil_flux(regular_stencil(f));
     if ((info.flags & BLOCK_ON_EDGE) != 0u) {
-        face = domain_edge_face(stage, f, face);
+        flux = domain_edge_face(stage, f, flux);
     }
-    if (f < X_FACES) {
-        xface[f] = face;
-    } else {
-        yface[f - X_FACES] = face;
-    }
+    face[select(f - X_FACES, f, f < X_FACES)] = flux;
 }
 
 // Own cell k along the sides (side k / 16) facing finer blocks: its face there is the mean
@@ -315,12 +326,24 @@ fn compute_side_face(stage: u32, b: u32, k: u32) {
         return;
     }
     let a = i32(k % 16u);
-    let face = coarse_side_face(stage, b, side, a);
+    let flux = coarse_side_face(stage, b, side, a);
     switch (side) {
-        case SIDE_W: { xface[FACE_ROW * a] = face; }
-        case SIDE_E: { xface[BLOCK + FACE_ROW * a] = face; }
-        case SIDE_S: { yface[FACE_ROW * a] = face; }
-        default: { yface[BLOCK + FACE_ROW * a] = face; }
+        case SIDE_W: { face[xface_index(0, a)] = flux; }
+        case SIDE_E: { face[xface_index(BLOCK, a)] = flux; }
+        case SIDE_S: { face[yface_index(a, 0)] = flux; }
+        default: { face[yface_index(a, BLOCK)] = flux; }
+    }
+}
+
+// Faces [first, end) and, on sides facing finer blocks, their own faces there: the x-faces
+// with the W and E sides, the y-faces with S and N.
+fn compute_faces(stage: u32, b: u32, info: BlockInfo, tid: u32, first: u32, end: u32) {
+    for (var f = first + tid; f < end; f += 256u) {
+        compute_face(stage, info, f);
+    }
+    let side_first = select(32u, 0u, first == 0u);
+    if (geo.finer != 0u && tid >= side_first && tid < side_first + 32u) {
+        compute_side_face(stage, b, tid);
     }
 }
 
@@ -342,8 +365,8 @@ fn domain_edge_face(stage: u32, f: u32, face: vec4<f32>) -> vec4<f32> {
         return face;
     }
     let k = f - X_FACES;
-    let lj = i32(k) % FACE_ROW;
-    let li = i32(k) / FACE_ROW;
+    let li = i32(k) % BLOCK;
+    let lj = i32(k) / BLOCK;
     let c = tile_index(li, lj);
     let gi = geo.i0 + li;
     let gj = geo.j0 + lj;
@@ -367,30 +390,41 @@ fn is_valid_cell(li: i32, lj: i32, z: f32) -> bool {
     return geo.i0 + li < geo.nx && geo.j0 + lj < geo.ny && z < WALL_BED_TEST;
 }
 
-// Net mass flux out of cell (li, lj) through its four faces, per unit face length (m²/s).
-fn depth_divergence(li: i32, lj: i32) -> f32 {
-    let fe = xface[(li + 1) + FACE_ROW * lj].x;
-    let fw = xface[li + FACE_ROW * lj].x;
-    let fn_ = yface[(lj + 1) + FACE_ROW * li].x;
-    let fs = yface[lj + FACE_ROW * li].x;
-    return (fe - fw) + (fn_ - fs);
+// Net mass flux out of cell `tid` through its four faces, per unit face length (m²/s),
+// once both directions are done.
+fn depth_divergence(tid: u32) -> f32 {
+    return face[tid].x;
 }
 
-// dt L(U) applied to the thread's own cell, with rain, then implicit Manning friction.
-fn advance_cell(u: vec4<f32>, li: i32, lj: i32, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
-    let g = params.g;
+// The x-faces' share of cell (li, lj)'s balance: (mass out, x-momentum with the bed
+// slope source, y-momentum carried across).
+fn x_balance(li: i32, lj: i32) -> vec3<f32> {
     let c = tile_index(li, lj);
-    let fe = xface[(li + 1) + FACE_ROW * lj];
-    let fw = xface[li + FACE_ROW * lj];
-    let fn_ = yface[(lj + 1) + FACE_ROW * li];
-    let fs = yface[lj + FACE_ROW * li];
+    let fe = face[xface_index(li + 1, lj)];
+    let fw = face[xface_index(li, lj)];
     let p = tile[c];
-    let deta_x = eta_slope(tile[c - 1], p, tile[c + 1]);
-    let deta_y = eta_slope(turn(tile[c - TILE]), turn(p), turn(tile[c + TILE]));
+    let deta = eta_slope(tile[c - 1], p, tile[c + 1]);
+    return vec3<f32>(fe.x - fw.x, fe.y - fw.z + params.g * p.x * deta, fe.w - fw.w);
+}
+
+// The y-faces' share, in the same order: (mass out, x-momentum carried across,
+// y-momentum with the bed slope source).
+fn y_balance(li: i32, lj: i32) -> vec3<f32> {
+    let c = tile_index(li, lj);
+    let fn_ = face[yface_index(li, lj + 1)];
+    let fs = face[yface_index(li, lj)];
+    let p = tile[c];
+    let deta = eta_slope(turn(tile[c - TILE]), turn(p), turn(tile[c + TILE]));
+    return vec3<f32>(fn_.x - fs.x, fn_.w - fs.w, fn_.y - fs.z + params.g * p.x * deta);
+}
+
+// dt L(U) applied to the thread's own cell from its balance (mass out, x- and y-momentum
+// out), with rain, then implicit Manning friction.
+fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
     let k = dt / geo.dx;
-    var h = u.x - k * depth_divergence(li, lj) + dt * rain;
-    var hu = u.y - k * ((fe.y - fw.z + g * p.x * deta_x) + (fn_.w - fs.w));
-    var hv = u.z - k * ((fn_.y - fs.z + g * p.x * deta_y) + (fe.w - fw.w));
+    var h = u.x - k * out.x + dt * rain;
+    var hu = u.y - k * out.y;
+    var hv = u.z - k * out.z;
     h = max(h, 0.0);
     if (h > params.dry_depth) {
         // Implicit in the friction term: it can slow the flow to rest, never reverse it.
@@ -458,9 +492,7 @@ fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
     let own = load_cell(stage, b, tid);
     let f = forcing[series];
     let held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
-    let li = i32(tid % 16u);
-    let lj = i32(tid / 16u);
-    return (held - own.x) / sim.dt + depth_divergence(li, lj) / geo.dx;
+    return (held - own.x) / sim.dt + depth_divergence(tid) / geo.dx;
 }
 
 // Discharge (m³/s, in and out) of the block's sources and level lines in this stage, for
@@ -510,6 +542,24 @@ fn wave_speed(s: vec4<f32>) -> f32 {
     return max(abs(s.y), abs(s.z)) / s.x + sqrt(params.g * s.x);
 }
 
+// Mass flux through edge face `k` of a block (k / 16: W, E, S, N; k % 16 along the side)
+// where the domain edge runs there, read by thread k while the faces of its direction are
+// in workgroup memory. The east and north edges may cut through a block.
+fn edge_face_mass(k: u32) -> f32 {
+    let a = i32(k % 16u);
+    switch (k / 16u) {
+        case SIDE_W: { return face[xface_index(0, a)].x; }
+        case SIDE_E: { return face[xface_index(clamp(geo.nx - geo.i0, 0, BLOCK), a)].x; }
+        case SIDE_S: { return face[yface_index(a, 0)].x; }
+        default: { return face[yface_index(a, clamp(geo.ny - geo.j0, 0, BLOCK))].x; }
+    }
+}
+
+fn edge_mass(side: u32, a: i32) -> f32 {
+    let k = side * 16u + u32(a);
+    return face[EDGE_MASS + k / 4u][k % 4u];
+}
+
 // Boundary volume of this stage (m^3/s, in and out), summed in a fixed order so that
 // reruns give the same bits.
 fn edge_discharge() -> vec2<f32> {
@@ -519,18 +569,18 @@ fn edge_discharge() -> vec2<f32> {
     for (var a = 0; a < BLOCK; a++) {
         if (geo.j0 + a < geo.ny) {
             if (geo.i0 == 0) {
-                flow += split_flow(xface[FACE_ROW * a].x);
+                flow += split_flow(edge_mass(SIDE_W, a));
             }
             if (li_e >= 1 && li_e <= BLOCK) {
-                flow += split_flow(-xface[li_e + FACE_ROW * a].x);
+                flow += split_flow(-edge_mass(SIDE_E, a));
             }
         }
         if (geo.i0 + a < geo.nx) {
             if (geo.j0 == 0) {
-                flow += split_flow(yface[FACE_ROW * a].x);
+                flow += split_flow(edge_mass(SIDE_S, a));
             }
             if (lj_n >= 1 && lj_n <= BLOCK) {
-                flow += split_flow(-yface[lj_n + FACE_ROW * a].x);
+                flow += split_flow(-edge_mass(SIDE_N, a));
             }
         }
     }
@@ -582,17 +632,33 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
     }
     workgroupBarrier();
 
-    // 3. Every face of the block, once. The initial pass needs only the inflow faces'
-    // wave speeds.
-    if (stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u) {
-        for (var f = tid; f < REGULAR_FACES; f += 256u) {
-            compute_face(stage, info, f);
-        }
-        if (geo.finer != 0u && tid < SIDE_CELLS) {
-            compute_side_face(stage, b, tid);
-        }
+    // 3. Every face of the block, once: the x-faces, then the y-faces in the same array.
+    // The initial pass needs only the inflow faces' wave speeds.
+    let faces = stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u;
+    if (faces) {
+        compute_faces(stage, b, info, tid, 0u, X_FACES);
     }
     workgroupBarrier();
+    let x_out = x_balance(li, lj);
+    var edge = 0.0;
+    if (tid < 32u) {
+        edge = edge_face_mass(tid);
+    }
+    workgroupBarrier();
+    if (faces) {
+        compute_faces(stage, b, info, tid, X_FACES, REGULAR_FACES);
+    }
+    workgroupBarrier();
+    let y_out = y_balance(li, lj);
+    if (tid >= 32u && tid < SIDE_CELLS) {
+        edge = edge_face_mass(tid);
+    }
+    workgroupBarrier();
+    let out = vec3<f32>(x_out.x + y_out.x, x_out.y + y_out.y, y_out.z + x_out.z);
+    face[tid].x = out.x;
+    if (tid < SIDE_CELLS) {
+        face[EDGE_MASS + tid / 4u][tid % 4u] = edge;
+    }
 
     // 4. Update the own cell.
     let cell = b * CELLS_PER_BLOCK + tid;
@@ -607,7 +673,7 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
         } else {
             rate = inflow_rate(b, tid, stage);
         }
-        next = advance_cell(own, li, lj, dt, rate, friction[cell]);
+        next = advance_cell(own, out, dt, rate, friction[cell]);
         if (stage == 2u) {
             next = 0.5 * (state_a[cell] + next);
             next.w = own.w;

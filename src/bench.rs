@@ -244,28 +244,46 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
     })
 }
 
-/// Time per step of a dam break onto dry ground whose water covers `fraction` of the
-/// N × N domain at the start (a strip along the west side), dry blocks skipped; timed over
-/// `steps` steps after a warm-up. Returns (ms per step, share of blocks launched).
-pub fn wet_fraction(gpu: &Gpu, n: usize, fraction: f64, steps: u64) -> Result<(f64, f64)> {
+/// How the water of the wet-fraction sweep behaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WetSweep {
+    /// A dam break onto dry ground: the wet area grows as the front spreads.
+    Spreading,
+    /// A dam break held in its strip by a wall: the wet area stays the strip, as a river
+    /// stays in its valley.
+    Confined,
+}
+
+/// Time per step of a dam break whose water covers `fraction` of the N × N domain at the
+/// start (a strip along the west side), dry blocks skipped; timed over `steps` steps after
+/// a warm-up. Returns (ms per step, share of blocks launched).
+pub fn wet_fraction(
+    gpu: &Gpu,
+    n: usize,
+    fraction: f64,
+    steps: u64,
+    kind: WetSweep,
+) -> Result<(f64, f64)> {
+    let x = fraction * n as f64;
+    let water = match kind {
+        WetSweep::Spreading => format!(
+            "[[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{x}, {n}]\nwater_level = 1.0\n"
+        ),
+        WetSweep::Confined => {
+            let wall = if fraction < 1.0 {
+                format!("[[levee]]\nline = [[{w}, 0.5], [{w}, {top}]]\n", w = x + 0.5, top = n as f64 - 0.5)
+            } else {
+                String::new()
+            };
+            format!(
+                "{wall}[[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{x}, {n}]\nwater_level = 0.1\n\n\
+                 [[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{h}, {n}]\nwater_level = 1.0\n",
+                h = x / 2.0
+            )
+        }
+    };
     let toml = format!(
-        r#"
-[domain]
-cell_size = 1.0
-nx = {n}
-ny = {n}
-
-[terrain]
-type = "flat"
-
-[[initial.region]]
-shape = "rectangle"
-min = [0.0, 0.0]
-max = [{x}, {n}]
-water_level = 1.0
-
-{BENCH_RUN}"#,
-        x = fraction * n as f64
+        "[domain]\ncell_size = 1.0\nnx = {n}\nny = {n}\n\n[terrain]\ntype = \"flat\"\n\n{water}\n{BENCH_RUN}"
     );
     let model = model_of(&toml)?;
     let mut sim = Simulation::new(gpu, &model)?;

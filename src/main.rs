@@ -291,24 +291,13 @@ fn dispatch(command: Command) -> Result<()> {
                 }
             }
             if wet_sweep {
-                let mut sweep = Vec::new();
-                println!("wet fraction   ms/step   blocks launched   cost vs all wet");
-                let all = bench::wet_fraction(&gpu, n, 1.0, steps)?;
-                for f in [0.1, 0.5, 1.0] {
-                    let (ms, launched) = if f == 1.0 {
-                        all
-                    } else {
-                        bench::wet_fraction(&gpu, n, f, steps)?
-                    };
-                    println!(
-                        "{:>11.0}%  {ms:>8.3}   {:>14.1}%   {:>14.1}%",
-                        100.0 * f,
-                        100.0 * launched,
-                        100.0 * ms / all.0
-                    );
-                    sweep.push(serde_json::json!({"wet_fraction": f, "ms_per_step": ms, "blocks_launched": launched}));
+                use bench::WetSweep;
+                for (kind, key) in [
+                    (WetSweep::Spreading, "wet_sweep"),
+                    (WetSweep::Confined, "wet_sweep_confined"),
+                ] {
+                    figures[key] = time_wet_sweep(&gpu, n, steps, kind)?.into();
                 }
-                figures["wet_sweep"] = sweep.into();
             }
             if multires {
                 let m = bench::multires(&gpu, n)?;
@@ -447,4 +436,33 @@ fn info() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Time per step at 10%, 50% and 100% of the domain wet, printed and as JSON rows.
+fn time_wet_sweep(
+    gpu: &Gpu,
+    n: usize,
+    steps: u64,
+    kind: bench::WetSweep,
+) -> Result<Vec<serde_json::Value>> {
+    println!("{kind:?} water: wet fraction   ms/step   blocks launched   cost vs all wet");
+    let all = bench::wet_fraction(gpu, n, 1.0, steps, kind)?;
+    let mut rows = Vec::new();
+    for f in [0.1, 0.5, 1.0] {
+        let (ms, launched) = if f == 1.0 {
+            all
+        } else {
+            bench::wet_fraction(gpu, n, f, steps, kind)?
+        };
+        println!(
+            "{:>11.0}%  {ms:>8.3}   {:>14.1}%   {:>14.1}%",
+            100.0 * f,
+            100.0 * launched,
+            100.0 * ms / all.0
+        );
+        rows.push(
+            serde_json::json!({"wet_fraction": f, "ms_per_step": ms, "blocks_launched": launched}),
+        );
+    }
+    Ok(rows)
 }

@@ -27,16 +27,23 @@ def size_panel(ax, d):
     ax.legend()
 
 
-def wet_panel(ax, d):
+def wet_series(ax, d, water):
     f = [100 * x for x in d["wet_fraction"]]
     full = d["ms_per_step"][-1]
-    ax.plot(f, [100 * m / full for m in d["ms_per_step"]], "o-", label="wall clock")
-    ax.plot(f, [100 * b for b in d["blocks_launched"]], "s--", label="blocks launched")
+    line = ax.plot(f, [100 * m / full for m in d["ms_per_step"]], "o-", label=f"{water}: wall clock")
+    ax.plot(f, [100 * b for b in d["blocks_launched"]], "s--", color=line[0].get_color(),
+            alpha=0.6, label=f"{water}: blocks launched")
+
+
+def wet_panel(ax, d, confined=None):
+    wet_series(ax, d, "spreading")
+    if confined:
+        wet_series(ax, confined, "confined")
     ax.axhline(20, color="red", lw=0.8, ls=":", label="target at 10% wet")
     ax.set_xlabel("wet at the start (% of domain)")
     ax.set_ylabel("% of the all-wet step")
     ax.set_title("4096², dry blocks skipped")
-    ax.legend()
+    ax.legend(fontsize=8)
 
 
 def kernel_panel(ax, d):
@@ -56,7 +63,7 @@ def main():
     data = json.load(open(sys.argv[1]))
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     size_panel(axes[0], data["size_sweep"])
-    wet_panel(axes[1], data["wet_sweep"])
+    wet_panel(axes[1], data["wet_sweep"], data.get("wet_sweep_confined"))
     kernel_panel(axes[2], data["kernels"])
     fig.suptitle(f"{data['machine']}, {data['date']}", fontsize=10)
     fig.tight_layout()

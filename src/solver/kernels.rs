@@ -108,12 +108,7 @@ impl Kernels {
                 bind_group_layouts: &[Some(&layout), Some(&dispatch_layout)],
                 immediate_size: 0,
             });
-        let module = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("solver"),
-                source: wgpu::ShaderSource::Wgsl(shaders::SOLVER.into()),
-            });
+        let module = solver_module(gpu);
         let pipeline_in = |entry: &str, layout: &wgpu::PipelineLayout| {
             gpu.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -229,5 +224,29 @@ impl RankKernels {
             state_layout,
             exchange_layout,
         }
+    }
+}
+
+/// The solver module. QUADFLOOD_SOLVER_WGSL names a file that replaces the built-in source
+/// and QUADFLOOD_SHADER_CHECKS=off drops naga's runtime checks: both for kernel
+/// experiments on a GPU without a rebuild.
+fn solver_module(gpu: &Gpu) -> wgpu::ShaderModule {
+    let source = match std::env::var("QUADFLOOD_SOLVER_WGSL") {
+        Ok(path) => std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("QUADFLOOD_SOLVER_WGSL={path}: {e}")),
+        Err(_) => shaders::SOLVER.to_string(),
+    };
+    let desc = wgpu::ShaderModuleDescriptor {
+        label: Some("solver"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    if std::env::var("QUADFLOOD_SHADER_CHECKS").as_deref() == Ok("off") {
+        // SAFETY: experiments only; the kernels' indices stay in range by construction.
+        unsafe {
+            gpu.device
+                .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+        }
+    } else {
+        gpu.device.create_shader_module(desc)
     }
 }
