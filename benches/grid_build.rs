@@ -60,12 +60,13 @@ fn grid_build(c: &mut Criterion) {
     let model = build(&text);
     let once = started.elapsed();
     println!(
-        "{n}x{n} finest cells ({:.1} M): {} blocks on {} levels ({:?} per level), {} stored cells",
+        "{n}x{n} finest cells ({:.1} M): {} blocks on {} levels ({:?} per level), {} stored cells; first build {:.2} s",
         (n * n) as f64 / 1e6,
         model.grid.nblocks(),
         model.grid.levels,
         model.grid.blocks_per_level(),
         model.grid.stored_cells(),
+        once.as_secs_f64(),
     );
     let mut group = c.benchmark_group(format!("{n}x{n}"));
     // A build takes seconds: the fewest samples criterion allows, one build each.

@@ -12,6 +12,7 @@ pub mod exact;
 pub mod gpu;
 pub mod grid;
 pub mod io;
+pub mod parallel;
 pub mod partition;
 pub mod run;
 pub mod scenario;

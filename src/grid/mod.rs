@@ -155,21 +155,19 @@ impl BlockGrid {
     /// of the finest cells it covers; padding gets `pad`.
     pub fn to_storage(&self, field: &[f32], pad: f32) -> Vec<f32> {
         assert_eq!(field.len(), self.nx * self.ny);
-        (0..self.stored_cells())
-            .map(|k| {
-                let (i0, j0, w) = self.cell_footprint(k);
-                if i0 >= self.nx || j0 >= self.ny {
-                    return pad;
+        crate::parallel::map(self.stored_cells(), |k| {
+            let (i0, j0, w) = self.cell_footprint(k);
+            if i0 >= self.nx || j0 >= self.ny {
+                return pad;
+            }
+            let mut sum = 0.0f64;
+            for j in j0..(j0 + w).min(self.ny) {
+                for i in i0..(i0 + w).min(self.nx) {
+                    sum += field[i + self.nx * j] as f64;
                 }
-                let mut sum = 0.0f64;
-                for j in j0..(j0 + w).min(self.ny) {
-                    for i in i0..(i0 + w).min(self.nx) {
-                        sum += field[i + self.nx * j] as f64;
-                    }
-                }
-                (sum / (w * w) as f64) as f32
-            })
-            .collect()
+            }
+            (sum / (w * w) as f64) as f32
+        })
     }
 
     /// The finest-level row-major field: each finest cell takes the value of the stored

@@ -30,42 +30,46 @@ struct Tiles {
     mixed: Vec<f64>,
 }
 
+/// Of one 16 × 16 tile of finest cells: (lowest bed, highest bed, steepest slope to the
+/// next cell east or north, 1 when it holds both nodata and terrain else 0).
+fn tile_stats(frame: &Frame, elevation: &[f64], ti: usize, tj: usize) -> (f64, f64, f64, f64) {
+    let (nx, ny) = (frame.nx, frame.ny);
+    let (mut z_min, mut z_max, mut slope) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    let mut holes = 0u8;
+    for j in tj * BLOCK..((tj + 1) * BLOCK).min(ny) {
+        for i in ti * BLOCK..((ti + 1) * BLOCK).min(nx) {
+            let z = elevation[i + nx * j];
+            holes |= if z.is_nan() { 1 } else { 2 };
+            z_min = z_min.min(z);
+            z_max = z_max.max(z);
+            let mut s: f64 = 0.0;
+            if i + 1 < nx {
+                s = s.max((elevation[i + 1 + nx * j] - z).abs());
+            }
+            if j + 1 < ny {
+                s = s.max((elevation[i + nx * (j + 1)] - z).abs());
+            }
+            slope = slope.max(s / frame.dx);
+        }
+    }
+    (z_min, z_max, slope, if holes == 3 { 1.0 } else { 0.0 })
+}
+
 impl Tiles {
     fn new(frame: &Frame, elevation: &[f64]) -> Tiles {
         let (nx, ny) = (frame.nx, frame.ny);
         let (tx, ty) = (nx.div_ceil(BLOCK), ny.div_ceil(BLOCK));
-        let mut t = Tiles {
+        let stats = crate::parallel::map(tx * ty, |k| tile_stats(frame, elevation, k % tx, k / tx));
+        Tiles {
             nx,
             ny,
             tx,
             ty,
-            z_min: vec![f64::INFINITY; tx * ty],
-            z_max: vec![f64::NEG_INFINITY; tx * ty],
-            slope: vec![0.0; tx * ty],
-            mixed: vec![0.0; tx * ty],
-        };
-        let mut holes = vec![0u8; tx * ty];
-        for j in 0..ny {
-            for i in 0..nx {
-                let k = i / BLOCK + tx * (j / BLOCK);
-                let z = elevation[i + nx * j];
-                holes[k] |= if z.is_nan() { 1 } else { 2 };
-                t.z_min[k] = t.z_min[k].min(z);
-                t.z_max[k] = t.z_max[k].max(z);
-                let mut s: f64 = 0.0;
-                if i + 1 < nx {
-                    s = s.max((elevation[i + 1 + nx * j] - z).abs());
-                }
-                if j + 1 < ny {
-                    s = s.max((elevation[i + nx * (j + 1)] - z).abs());
-                }
-                t.slope[k] = t.slope[k].max(s / frame.dx);
-            }
+            z_min: stats.iter().map(|s| s.0).collect(),
+            z_max: stats.iter().map(|s| s.1).collect(),
+            slope: stats.iter().map(|s| s.2).collect(),
+            mixed: stats.iter().map(|s| s.3).collect(),
         }
-        for (m, h) in t.mixed.iter_mut().zip(holes) {
-            *m = if h == 3 { 1.0 } else { 0.0 };
-        }
-        t
     }
 
     /// Tile range (inclusive start, exclusive end) of a footprint grown by `margin` cells.
