@@ -71,3 +71,27 @@ fn skipping_dry_blocks_changes_nothing_and_saves_work() {
     let wet = a.depth.iter().filter(|&&h| h > 0.0).count();
     assert!(wet > 2 * 314, "only {wet} wet cells");
 }
+
+/// The benchmark's wet sweep: a levee keeps the confined dam break in its strip (its
+/// blocks and one column of dry neighbours are all that is launched), while the same water
+/// without the levee spreads and launches more.
+#[test]
+fn the_confined_wet_sweep_stays_in_its_strip() {
+    use quadflood::bench::{wet_fraction, WetSweep};
+    let n = 128; // 8 columns of blocks; the strip is 32 cells, 2 columns
+    let (_, confined) = wet_fraction(common::gpu(), n, 0.25, 60, WetSweep::Confined).unwrap();
+    let (_, spreading) = wet_fraction(common::gpu(), n, 0.25, 60, WetSweep::Spreading).unwrap();
+    let strip_and_ring = 3.0 / 8.0;
+    assert!(
+        confined <= strip_and_ring + 1e-9,
+        "confined: {confined} of the blocks launched"
+    );
+    assert!(
+        confined >= 2.0 / 8.0,
+        "confined: {confined} of the blocks launched, fewer than the strip"
+    );
+    assert!(
+        spreading > confined,
+        "spreading {spreading} against confined {confined}"
+    );
+}
