@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Ablation variants of the solver's WGSL, for timing on a GPU without a rebuild
+(docs/benchmarks.md, "ablations"). Each variant is the solver module (shaders/*.wgsl,
+concatenated as src/gpu/shaders.rs does) with parts cut away or changed; most are timing
+probes, not correct solvers.
+
+    git worktree add /tmp/k c11d9c1      # the kernel the ablations started from
+    tools/kernel_variants.py /tmp/k variants/
+    QUADFLOOD_SOLVER_WGSL=variants/skeleton.wgsl quadflood bench --n 4096 --profile
+
+A variant whose text no longer matches the tree given is skipped with a note.
+"""
+import os
+import sys
+
+root = sys.argv[1]
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+files = ["common.wgsl","dfloat.wgsl","riemann.wgsl","reconstruct.wgsl","levels.wgsl","flux.wgsl","drymap.wgsl","timestep.wgsl","exchange.wgsl"]
+base = "".join(open(os.path.join(root,"shaders",f)).read()+"\n" for f in files)
+def rep(s, old, new):
+    assert old in s, old.strip().splitlines()[0]
+    return s.replace(old, new)
+def strip_levels(s):
+    s = rep(s, """    if ((geo.coarser & (1u << side)) != 0u) {
+        return virtual_halo(stage, b, nb, side, l);
+    }
+    if ((geo.finer & (1u << side)) != 0u) {
+        return finer_halo(stage, b, side, l);
+    }
+""", "")
+    s = rep(s, """        if (geo.finer != 0u && tid < SIDE_CELLS) {
+            compute_side_face(stage, b, tid);
+        }
+""", "")
+    s = rep(s, """    if (geo.finer == 0u) {
+        return false;
+    }""", "    return false;")
+    return s
+def strip_edge(s):
+    s = rep(s, """    if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        for (var t = i32(tid); t < TILE * TILE; t += 256) {""", """    if (false) {
+        for (var t = i32(tid); t < TILE * TILE; t += 256) {""")
+    s = rep(s, """    if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        face = domain_edge_face(stage, f, face);""", """    if (false) {
+        face = domain_edge_face(stage, f, face);""")
+    s = rep(s, "if (stage != 0u && ((info.flags & BLOCK_ON_EDGE) != 0u || span.y > 0u)) {", "if (false) {")
+    return s
+def strip_extras(s):
+    s = rep(s, """        let level = level_entry(b, tid);
+        var rate: f32;
+        if (level != NONE) {
+            rate = level_rate(b, tid, stage, sources[level].y);
+        } else {
+            rate = inflow_rate(b, tid, stage);
+        }""", "        let rate = 0.0;")
+    s = rep(s, """        if (!(speed <= MAX_WAVE_SPEED) || !is_finite3(next)) {
+            atomicMax(&sim.bad_block, b + 1u);
+        }""", "")
+    return s
+def first_order(s):
+    s = rep(s, """    if (m.x <= hd || c.x <= hd || p.x <= hd) {
+        return vec4<f32>(0.0);
+    }""", "    return vec4<f32>(0.0);")
+    return s
+def skeleton(s):
+    s = rep(s, """    if (stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u) {
+        for (var f = tid; f < REGULAR_FACES; f += 256u) {""", """    if (false) {
+        for (var f = tid; f < REGULAR_FACES; f += 256u) {""")
+    s = rep(s, "next = advance_cell(own, li, lj, dt, rate, friction[cell]);",
+        "next = own + vec4<f32>(dt * 1e-9 * (rate + friction[cell] + tile[tile_index(li + 2, lj)].x + tile[tile_index(li, lj - 2)].x), 0.0, 0.0, 0.0);")
+    return s
+def nohalo(s):
+    return rep(s, """    if (tid < 128u) {
+        let l = halo_cell(tid);""", """    if (false) {
+        let l = halo_cell(tid);""")
+def uniformb(s):
+    s = rep(s, """    if (tid == 0u) {
+        let linear = wid.x + wid.y * nwg.x;
+        var b = NONE;""", """    var b = NONE;
+    {
+        let linear = wid.x + wid.y * nwg.x;""")
+    s = rep(s, """        wg_block = b;
+        atomicStore(&wg_dt_bits, INF_BITS);
+        atomicStore(&wg_wet, 0u);
+    }
+    let b = workgroupUniformLoad(&wg_block);
+    if (b == NONE) {""", """    }
+    if (tid == 0u) {
+        atomicStore(&wg_dt_bits, INF_BITS);
+        atomicStore(&wg_wet, 0u);
+    }
+    if (b == NONE) {""")
+    return s
+def sub(s):
+    s = rep(s, """    if (stage != 1u && valid) {
+        let speed = wave_speed(next);
+        if (!(speed <= MAX_WAVE_SPEED) || !is_finite3(next)) {
+            atomicMax(&sim.bad_block, b + 1u);
+        }
+        note_speed(speed);
+        if (next.x > 0.0) {
+            atomicOr(&wg_wet, 1u);
+        }
+    }""", """    var dt_bits = INF_BITS;
+    var wet = false;
+    if (stage != 1u && valid) {
+        let speed = wave_speed(next);
+        if (!(speed <= MAX_WAVE_SPEED) || !is_finite3(next)) {
+            atomicMax(&sim.bad_block, b + 1u);
+        }
+        if (speed > 0.0) {
+            dt_bits = bitcast<u32>(geo.dx / speed);
+        }
+        wet = next.x > 0.0;
+    }
+    if (stage != 1u) {
+        let m = subgroupMin(dt_bits);
+        let w = subgroupAny(wet);
+        if (subgroupExclusiveAdd(1u) == 0u) {
+            if (m != INF_BITS) {
+                atomicMin(&wg_dt_bits, m);
+            }
+            if (w) {
+                atomicOr(&wg_wet, 1u);
+            }
+        }
+    }""")
+    return s
+def pre(s):
+    s = rep(s, """    let own = load_cell(stage, b, tid);""", """    let own = load_cell(stage, b, tid);
+    let cell_pre = b * CELLS_PER_BLOCK + tid;
+    let gn2_pre = friction[cell_pre];
+    var start_pre = own;
+    if (stage == 2u) {
+        start_pre = state_a[cell_pre];
+    }""")
+    s = rep(s, "next = advance_cell(own, li, lj, dt, rate, friction[cell]);", "next = advance_cell(own, li, lj, dt, rate, gn2_pre);")
+    s = rep(s, "next = 0.5 * (state_a[cell] + next);", "next = 0.5 * (start_pre + next);")
+    return s
+PERSIST_FN = """
+fn run_stage_p(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32, prefetch: bool) {
+    let count = select(sim.dispatched, sim.dispatched_border, border);
+    let stride = nwg.x * nwg.y;
+    var k = wid.x + wid.y * nwg.x;
+    if (k >= count) {
+        return;
+    }
+    let li = i32(lid.x);
+    let lj = i32(lid.y);
+    var b = block_of_list(border, k);
+    var own = load_cell(stage, b, tid);
+    var fr = friction[b * CELLS_PER_BLOCK + tid];
+    var hal = vec4<f32>(0.0);
+    var hl = vec2<i32>(0, 0);
+    if (tid < 128u) {
+        hl = halo_cell(tid);
+        let nb = neighbours[b * NB_SLOTS + side_slot(halo_side(hl))];
+        if (nb != NONE) {
+            hal = load_cell(stage, nb, u32((hl.x & 15) + BLOCK * (hl.y & 15)));
+        }
+    }
+    loop {
+        tile[tile_index(li, lj)] = to_primitive(own);
+        if (tid < 128u) {
+            tile[tile_index(hl.x, hl.y)] = to_primitive(hal);
+        }
+        workgroupBarrier();
+        let kn = k + stride;
+        var bn = NONE;
+        var own_n = own;
+        var fr_n = fr;
+        var hal_n = hal;
+        if (prefetch && kn < count) {
+            bn = block_of_list(border, kn);
+            own_n = load_cell(stage, bn, tid);
+            fr_n = friction[bn * CELLS_PER_BLOCK + tid];
+            if (tid < 128u) {
+                let nb = neighbours[bn * NB_SLOTS + side_slot(halo_side(hl))];
+                if (nb != NONE) {
+                    hal_n = load_cell(stage, nb, u32((hl.x & 15) + BLOCK * (hl.y & 15)));
+                }
+            }
+        }
+        let cell = b * CELLS_PER_BLOCK + tid;
+        let next = own + vec4<f32>(1e-9 * (fr + tile[tile_index(li + 2, lj)].x + tile[tile_index(li, lj - 2)].x), 0.0, 0.0, 0.0);
+        if (stage == 1u) {
+            state_b[cell] = next;
+        } else {
+            state_a[cell] = 0.5 * (state_a[cell] + next);
+        }
+        workgroupBarrier();
+        k = kn;
+        if (k >= count) {
+            break;
+        }
+        if (prefetch) {
+            b = bn; own = own_n; fr = fr_n; hal = hal_n;
+        } else {
+            b = block_of_list(border, k);
+            own = load_cell(stage, b, tid);
+            fr = friction[b * CELLS_PER_BLOCK + tid];
+            if (tid < 128u) {
+                let nb = neighbours[b * NB_SLOTS + side_slot(halo_side(hl))];
+                hal = vec4<f32>(0.0);
+                if (nb != NONE) {
+                    hal = load_cell(stage, nb, u32((hl.x & 15) + BLOCK * (hl.y & 15)));
+                }
+            }
+        }
+    }
+}
+"""
+def persist(cap, prefetch):
+    def f(s):
+        s = s + PERSIST_FN
+        s = rep(s, "    run_stage(1u, false, wid, nwg, lid, tid);", "    run_stage_p(1u, false, wid, nwg, lid, tid, %s);" % prefetch)
+        s = rep(s, "    run_stage(2u, false, wid, nwg, lid, tid);", "    run_stage_p(2u, false, wid, nwg, lid, tid, %s);" % prefetch)
+        s = rep(s, "    set_groups(0u, internal);", "    set_groups(0u, min(internal, %du));" % cap)
+        return s
+    return f
+def nolaunchcheck(s):
+    return rep(s, "if (stage == 2u && (sim.all_active == 1u || block_flags[params.nblocks + block] == 1u)) {", "if (stage == 2u) {")
+def pad2(nvec):
+    def f(s):
+        s = rep(s, "var<workgroup> wg_dt_bits: atomic<u32>;", "var<workgroup> wg_dt_bits: atomic<u32>;\nvar<workgroup> wg_pad: array<vec4<f32>, %d>;" % nvec)
+        s = rep(s, "    tile[tile_index(li, lj)] = to_primitive(own);", "    tile[tile_index(li, lj)] = to_primitive(own);\n    if (b == 0xfffffffeu) { wg_pad[tid %% %du] = own; }" % nvec)
+        return s
+    return f
+def kb(n):
+    """A pad that brings the kernel's workgroup memory n KB above the tree's own."""
+    return pad2(int(n * 1024 / 16))
+
+
+SKELETON = [strip_levels, strip_edge, strip_extras, skeleton]
+variants = {
+    "base": [],
+    "nolevels": [strip_levels],
+    "noedge": [strip_levels, strip_edge],
+    "noextras": [strip_levels, strip_edge, strip_extras],
+    "firstorder": [strip_levels, strip_edge, strip_extras, first_order],
+    "skeleton": SKELETON,
+    "skel_nohalo": SKELETON + [nohalo],
+    "skel_pad22k": SKELETON + [kb(22)],
+    "skel_pad33k": SKELETON + [kb(33)],
+    "pad0.8k": [kb(0.8)],
+    "pad1.6k": [kb(1.6)],
+    "pad3.2k": [kb(3.2)],
+    "pad4.9k": [kb(4.9)],
+    "pad10k": [kb(10)],
+    "pad15k": [kb(15)],
+    "pad19k": [kb(19)],
+    "pad22k": [kb(22)],
+    "pad33k": [kb(33)],
+    "uniformb": [uniformb],
+    "pre": [pre],
+    # subgroup operations: needs a build whose device requests wgpu::Features::SUBGROUP
+    "sub": [sub],
+    "combo": [uniformb, sub, pre],
+    "nolaunchcheck": [nolaunchcheck],
+    # persistent skeletons: G workgroups loop over the blocks, the next one prefetched
+    "persist528": SKELETON[:3] + [persist(528, "true")],
+    "persist1056": SKELETON[:3] + [persist(1056, "true")],
+    "persist1056_noprefetch": SKELETON[:3] + [persist(1056, "false")],
+    "persist2112": SKELETON[:3] + [persist(2112, "true")],
+    "persist_all": SKELETON[:3] + [persist(1000000, "true")],
+}
+for name, fs in variants.items():
+    s = base
+    try:
+        for f in fs:
+            s = f(s)
+    except AssertionError as e:
+        print(f"{name}: skipped, this tree lacks {e}")
+        continue
+    open(os.path.join(out, name + ".wgsl"), "w").write(s)
+    print(name)
