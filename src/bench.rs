@@ -265,25 +265,38 @@ pub fn wet_fraction(
     kind: WetSweep,
 ) -> Result<(f64, f64)> {
     let x = fraction * n as f64;
+    let strip = |level: f64, width: f64| {
+        format!(
+            "[[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{width}, {n}]\nwater_level = {level}\n\n"
+        )
+    };
     let water = match kind {
-        WetSweep::Spreading => format!(
-            "[[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{x}, {n}]\nwater_level = 1.0\n"
-        ),
+        WetSweep::Spreading => strip(1.0, x),
         WetSweep::Confined => {
+            // A levee one cell east of the strip; the all-wet run needs none.
             let wall = if fraction < 1.0 {
-                format!("[[levee]]\nline = [[{w}, 0.5], [{w}, {top}]]\n", w = x + 0.5, top = n as f64 - 0.5)
+                format!(
+                    "[[levee]]\nline = [[{w}, 0.5], [{w}, {top}]]\n\n",
+                    w = x + 0.5,
+                    top = n as f64 - 0.5
+                )
             } else {
                 String::new()
             };
-            format!(
-                "{wall}[[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{x}, {n}]\nwater_level = 0.1\n\n\
-                 [[initial.region]]\nshape = \"rectangle\"\nmin = [0.0, 0.0]\nmax = [{h}, {n}]\nwater_level = 1.0\n",
-                h = x / 2.0
-            )
+            format!("{wall}{}{}", strip(0.1, x), strip(1.0, x / 2.0))
         }
     };
     let toml = format!(
-        "[domain]\ncell_size = 1.0\nnx = {n}\nny = {n}\n\n[terrain]\ntype = \"flat\"\n\n{water}\n{BENCH_RUN}"
+        r#"
+[domain]
+cell_size = 1.0
+nx = {n}
+ny = {n}
+
+[terrain]
+type = "flat"
+
+{water}{BENCH_RUN}"#
     );
     let model = model_of(&toml)?;
     let mut sim = Simulation::new(gpu, &model)?;
