@@ -67,7 +67,6 @@ struct Params {
     edge_e: u32,
     edge_s: u32,
     edge_n: u32,
-    scan_groups: u32,   // workgroups of the dry-map kernel
     one: f32,           // 1.0, opaque to the compiler: see dfloat.wgsl
     own_blocks: u32,    // blocks this rank computes: [0, border_blocks) border, then internal;
     border_blocks: u32, // blocks from own_blocks on are ghosts (copies from other ranks)
@@ -106,6 +105,7 @@ struct Sim {
     scan_count_border: atomic<u32>,
     list_count_border: u32,
     bad_block: atomic<u32>,  // 1 + the highest block that produced NaN or infinity; 0 = none
+    scanned_groups: atomic<u32>, // workgroups of scan_then_finalize done this step
 }
 
 struct BlockInfo {
@@ -158,9 +158,8 @@ struct BcDef {
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;
 // Indirect dispatch arguments: [0..3) workgroups of the stage kernels on internal blocks,
-// [3..6) of the dry-map, [6..9) of the stage kernels on border blocks.
-// In a group of its own, bound only for finalize_step: a buffer may not be storage and
-// indirect argument within one dispatch.
+// [3..6) on border blocks. In a group of its own, bound only for the kernels that finalise
+// a step: a buffer may not be storage and indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
 
 // The block a stage workgroup computes: the linear-th active block of its class.

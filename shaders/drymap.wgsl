@@ -16,9 +16,14 @@ fn block_is_active(b: u32) -> bool {
     return false;
 }
 
-@compute @workgroup_size(256)
+// As many threads as finalize_step has, so that scan_then_finalize can run both.
+@compute @workgroup_size(FINALIZE_THREADS)
 fn scan_blocks(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let b = gid.x;
+    scan_block(gid.x);
+}
+
+// Appends block `b` to the active list when it launches next step.
+fn scan_block(b: u32) {
     if (b >= params.own_blocks) {
         return; // ghosts belong to other ranks
     }

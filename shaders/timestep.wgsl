@@ -74,8 +74,41 @@ fn rain_share(lid: u32, dt: f32) -> f32 {
     return depth;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(FINALIZE_THREADS)
 fn finalize_step(@builtin(local_invocation_index) lid: u32) {
+    finalize(lid);
+}
+
+var<workgroup> wg_groups_before: u32;
+
+// The dry-map and the end of the step in one dispatch, one block per thread: the last
+// workgroup to finish its blocks sees every other's appends (each releases them with its
+// storage barrier before it counts itself done) and finalises the step. One kernel fewer
+// per step saves the host a dispatch to record and the GPU a kernel boundary.
+@compute @workgroup_size(FINALIZE_THREADS)
+fn scan_then_finalize(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    if (sim.dt > 0.0) {
+        scan_block(gid.x); // an idle step (dt = 0) changed no wet flag: nothing to scan
+    }
+    storageBarrier();
+    if (lid == 0u) {
+        wg_groups_before = atomicAdd(&sim.scanned_groups, 1u);
+    }
+    if (workgroupUniformLoad(&wg_groups_before) != groups.x - 1u) {
+        return;
+    }
+    storageBarrier();
+    if (lid == 0u) {
+        atomicStore(&sim.scanned_groups, 0u);
+    }
+    finalize(lid);
+}
+
+fn finalize(lid: u32) {
     let dt = sim.dt;
     wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
     workgroupBarrier();
@@ -125,8 +158,5 @@ fn finalize_step(@builtin(local_invocation_index) lid: u32) {
     sim.dispatched = internal;
     sim.dispatched_border = border;
     set_groups(0u, internal);
-    set_groups(6u, border);
-    dispatch[3] = select(0u, params.scan_groups, dt_next > 0.0);
-    dispatch[4] = 1u;
-    dispatch[5] = 1u;
+    set_groups(3u, border);
 }

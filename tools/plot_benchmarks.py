@@ -49,8 +49,11 @@ def wet_panel(ax, d, confined=None):
 def kernel_panel(ax, d):
     labels = [f"{n}²" for n in d["n"]]
     bottom = [0.0] * len(labels)
-    for key in ["stage1_us", "stage2_us", "scan_blocks_us", "finalize_step_us"]:
-        total = [sum(d[k][i] for k in ["stage1_us", "stage2_us", "scan_blocks_us", "finalize_step_us"]) for i in range(len(labels))]
+    # The kernels of a step, whichever the file's build had (scan and finalize were two
+    # kernels until 2026-11-25).
+    keys = [k for k in d if k.endswith("_us") and k != "host_us"]
+    total = [sum(d[k][i] for k in keys) for i in range(len(labels))]
+    for key in keys:
         share = [100 * v / t for v, t in zip(d[key], total)]
         ax.bar(labels, share, bottom=bottom, label=key.removesuffix("_us"))
         bottom = [b + s for b, s in zip(bottom, share)]

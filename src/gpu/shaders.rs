@@ -7,7 +7,8 @@ macro_rules! shader {
     };
 }
 
-/// Every solver kernel: `init_speeds`, `stage1`, `stage2`, `scan_blocks`, `finalize_step`.
+/// Every solver kernel: `init_speeds`, `stage1`, `stage2`, `scan_blocks`, `finalize_step`,
+/// `scan_then_finalize` and the exchange kernels.
 pub const SOLVER: &str = shader!(
     "common.wgsl",
     "dfloat.wgsl",

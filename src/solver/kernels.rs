@@ -56,13 +56,15 @@ fn is_read_only(b: u32) -> bool {
 pub struct Kernels {
     pub module: wgpu::ShaderModule,
     pub layout: wgpu::BindGroupLayout,
-    /// Group 1: the indirect dispatch arguments, for `finalize_step` alone.
+    /// Group 1: the indirect dispatch arguments, for the kernels that finalise a step.
     pub dispatch_layout: wgpu::BindGroupLayout,
     pub init_speeds: wgpu::ComputePipeline,
     pub stage1: wgpu::ComputePipeline,
     pub stage2: wgpu::ComputePipeline,
     pub scan_blocks: wgpu::ComputePipeline,
     pub finalize_step: wgpu::ComputePipeline,
+    /// `scan_blocks` then `finalize_step` in one dispatch, for the steps of a run.
+    pub scan_then_finalize: wgpu::ComputePipeline,
 }
 
 impl Kernels {
@@ -127,6 +129,7 @@ impl Kernels {
             stage2: pipeline("stage2"),
             scan_blocks: pipeline("scan_blocks"),
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
+            scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
             layout,
             dispatch_layout,
             module,

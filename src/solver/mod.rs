@@ -1,8 +1,8 @@
 //! The time loop on one GPU.
 //!
-//! Each step is four dispatches in one compute pass: `stage1`, `stage2` (indirect, over the
-//! active blocks), `scan_blocks` (the dry-map) and `finalize_step` (clock, next dt, dispatch
-//! arguments). Many steps go into one submission; dt never leaves the GPU. The host only
+//! Each step is three dispatches in one compute pass: `stage1`, `stage2` (indirect, over the
+//! active blocks) and `scan_then_finalize` (the dry-map, then, in its last workgroup, the
+//! clock, next dt and dispatch arguments). Many steps go into one submission; dt never leaves the GPU. The host only
 //! reads a small status record after each submission, through a ring of two mappable
 //! buffers, so the GPU works on the next batch while the host looks at the last one.
 
@@ -30,6 +30,12 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
 const INF_BITS: u32 = 0x7f80_0000;
+/// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on internal
+/// and on border blocks (see `dispatch` in `shaders/common.wgsl`).
+const INTERNAL_ARGS: u64 = 0;
+pub(crate) const BORDER_ARGS: u64 = 12;
+/// Threads of the dry-map and finalize kernels (`FINALIZE_THREADS` in `shaders/timestep.wgsl`).
+const SCAN_THREADS: u32 = 64;
 /// In a source entry's cell: the cell holds the series' water level (a stage or outfall
 /// line) rather than taking its discharge.
 const LEVEL_ENTRY: u32 = 0x100;
@@ -54,7 +60,6 @@ struct Params {
     edge_e: u32,
     edge_s: u32,
     edge_n: u32,
-    scan_groups: u32,
     /// 1.0, read at run time so the compiler cannot fold the double-f32 arithmetic.
     one: f32,
     own_blocks: u32,
@@ -69,6 +74,14 @@ struct Control {
     target_hi: f32,
     target_lo: f32,
     pad: [u32; 2],
+}
+
+/// How a kernel of the step is launched: from the GPU's dispatch arguments at a byte
+/// offset, or with a fixed number of workgroups.
+#[derive(Clone, Copy)]
+enum Launch {
+    Indirect(u64),
+    Groups(u32),
 }
 
 /// Mirror of `Sim` in `shaders/common.wgsl`.
@@ -96,6 +109,7 @@ struct SimRecord {
     scan_count_border: u32,
     list_count_border: u32,
     bad_block: u32,
+    scanned_groups: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -224,7 +238,7 @@ impl<'g> Simulation<'g> {
     ) -> Result<Simulation<'g>> {
         check_size(gpu, model)?;
         let nblocks = model.grid.nblocks() as u32;
-        let scan_groups = split.own.div_ceil(256);
+        let scan_groups = split.own.div_ceil(SCAN_THREADS);
         let (buffers, entries_buffers) = upload(gpu, model, split);
         let entries: Vec<wgpu::BindGroupEntry> = entries_buffers
             .iter()
@@ -407,27 +421,23 @@ impl<'g> Simulation<'g> {
         self.profiler.as_ref().map(|p| p.profile())
     }
 
-    /// The kernels of a step in order (see `profile::KERNELS`), each with the offset of its
-    /// indirect dispatch arguments (None: one workgroup).
-    fn step_kernels(&self) -> [(&wgpu::ComputePipeline, Option<u64>); 4] {
+    /// The kernels of a step in order (see `profile::KERNELS`) and how each is launched.
+    fn step_kernels(&self) -> [(&wgpu::ComputePipeline, Launch); 3] {
         let k = &self.kernels;
         [
-            (&k.stage1, Some(0)),
-            (&k.stage2, Some(0)),
-            (&k.scan_blocks, Some(12)),
-            (&k.finalize_step, None),
+            (&k.stage1, Launch::Indirect(INTERNAL_ARGS)),
+            (&k.stage2, Launch::Indirect(INTERNAL_ARGS)),
+            (&k.scan_then_finalize, Launch::Groups(self.scan_groups)),
         ]
     }
 
-    fn dispatch(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        kernel: (&wgpu::ComputePipeline, Option<u64>),
-    ) {
+    fn dispatch(&self, pass: &mut wgpu::ComputePass, kernel: (&wgpu::ComputePipeline, Launch)) {
         pass.set_pipeline(kernel.0);
         match kernel.1 {
-            Some(offset) => pass.dispatch_workgroups_indirect(&self.buffers.dispatch, offset),
-            None => pass.dispatch_workgroups(1, 1, 1),
+            Launch::Indirect(offset) => {
+                pass.dispatch_workgroups_indirect(&self.buffers.dispatch, offset)
+            }
+            Launch::Groups(n) => pass.dispatch_workgroups(n, 1, 1),
         }
     }
 
@@ -757,7 +767,6 @@ fn params_of(model: &Model, own: u32, border: u32) -> Params {
         edge_e,
         edge_s,
         edge_n,
-        scan_groups: own.div_ceil(256),
         one: 1.0,
         own_blocks: own,
         border_blocks: border,
@@ -844,7 +853,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
-    let dispatch = gpu.buffer_with("dispatch", &[0u32; 9], storage | U::INDIRECT);
+    let dispatch = gpu.buffer_with("dispatch", &[0u32; 6], storage | U::INDIRECT);
     let buffers = Buffers {
         control: pick(binding::CONTROL),
         sim: pick(binding::SIM),

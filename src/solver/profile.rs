@@ -6,7 +6,7 @@
 use crate::gpu::Gpu;
 
 /// The kernels of one step, in dispatch order.
-pub const KERNELS: [&str; 4] = ["stage1", "stage2", "scan_blocks", "finalize_step"];
+pub const KERNELS: [&str; 3] = ["stage1", "stage2", "scan_then_finalize"];
 /// Steps timed per batch.
 pub const TIMED_STEPS: u32 = 64;
 const QUERIES: u32 = 2 * KERNELS.len() as u32 * TIMED_STEPS;

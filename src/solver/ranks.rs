@@ -8,7 +8,7 @@
 //! exactly the values it reads on one rank.
 
 use super::kernels::RankKernels;
-use super::{Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper};
+use super::{Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper, BORDER_ARGS};
 use crate::comm::Comm;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -286,7 +286,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             let mut pass = e.begin_compute_pass(&self.pass(0));
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage1_border);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, BORDER_ARGS);
             if n_send > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_bind_group(2, &t.group, &[]);
@@ -324,7 +324,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage2_border);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 24);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, BORDER_ARGS);
             if n_send.max(n_flags) > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_pipeline(&k.pack_stage2);
@@ -394,11 +394,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 pass.dispatch_workgroups(groups(n_recv.max(n_flags)), 1, 1);
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
-            pass.set_pipeline(&s.kernels.scan_blocks);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 12);
             pass.set_bind_group(1, &s.dispatch_group, &[]);
-            pass.set_pipeline(&s.kernels.finalize_step);
-            pass.dispatch_workgroups(1, 1, 1);
+            pass.set_pipeline(&s.kernels.scan_then_finalize);
+            pass.dispatch_workgroups(s.scan_groups, 1, 1);
         }
         q.submit([e.finish()]);
         Ok(record)
