@@ -37,6 +37,15 @@ const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary
 const BLOCK_ON_EDGE: u32 = 2u;       // touches the domain edge: needs ghost cells
 const COARSER_SIDES_SHIFT: u32 = 8u; // 4 bits (W, E, S, N): that side faces a coarser block
 const FINER_SIDES_SHIFT: u32 = 12u;  // 4 bits: that side faces two finer blocks
+const LEVEL_CHANGE_SIDES: u32 = 0xff00u; // the coarser and finer bits together
+
+// Classes of own blocks, each with a stage kernel and an active list of its own. Internal
+// blocks with a level change on a side get the kernel with the multi-resolution code;
+// the others get one without it, which the compiler gives fewer registers (more
+// workgroups resident per compute unit: docs/benchmarks.md).
+const CLASS_REGULAR: u32 = 0u;  // internal, every side facing blocks of its own level
+const CLASS_BORDER: u32 = 1u;   // beside another rank's blocks (any levels)
+const CLASS_LEVELS: u32 = 2u;   // internal, with a level change on a side
 
 // BcDef.kind
 const BC_WALL: u32 = 0u;
@@ -72,6 +81,7 @@ struct Params {
     border_blocks: u32, // blocks from own_blocks on are ghosts (copies from other ranks)
     arrival_depth: f32, // depth (m) at which a cell counts as reached by the flood
     rain_count: u32,
+    regular_blocks: u32, // internal blocks of CLASS_REGULAR
 }
 
 // What the host changes between submissions.
@@ -94,7 +104,7 @@ struct Sim {
     upd_hi: u32,
     rain_hi: f32,       // domain-mean rain depth fallen so far (m), double-f32
     rain_lo: f32,
-    dispatched: u32,    // internal blocks launched by the step about to be taken
+    dispatched: u32,    // regular internal blocks launched by the step about to be taken
     all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
     dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
     scan_count: atomic<u32>,  // active internal blocks found by the dry-map
@@ -106,6 +116,9 @@ struct Sim {
     list_count_border: u32,
     bad_block: atomic<u32>,  // 1 + the highest block that produced NaN or infinity; 0 = none
     scanned_groups: atomic<u32>, // workgroups of scan_then_finalize done this step
+    dispatched_levels: u32,  // the same three for internal blocks with a level change
+    scan_count_levels: atomic<u32>,
+    list_count_levels: u32,
 }
 
 struct BlockInfo {
@@ -134,7 +147,9 @@ struct BcDef {
 @group(0) @binding(7) var<storage, read> neighbours: array<u32>;
 // [0, nblocks): 1 if the block holds water; [nblocks, 2 nblocks): 1 if launched this step.
 @group(0) @binding(8) var<storage, read_write> block_flags: array<u32>;
-// Active blocks of the next step: internal ones from 0, border ones from nblocks.
+// Active blocks of the next step: regular internal ones from 0 up, internal ones with a
+// level change from nblocks - 1 down, border ones from nblocks; then, from 2 nblocks, every
+// internal block, regular ones first (the lists of a step that launches every block).
 @group(0) @binding(9) var<storage, read_write> active_list: array<u32>;
 @group(0) @binding(10) var<storage, read> bc_edge: array<u32>;
 @group(0) @binding(11) var<storage, read> bc_defs: array<BcDef>;
@@ -157,17 +172,35 @@ struct BcDef {
 // blocks whose cells differ (four cells to an entry). A rain code is the series raining
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;
-// Indirect dispatch arguments: [0..3) workgroups of the stage kernels on internal blocks,
-// [3..6) on border blocks. In a group of its own, bound only for the kernels that finalise
+// Indirect dispatch arguments: workgroups of the stage kernels on regular internal blocks
+// [0..3), on border blocks [3..6), on internal blocks with a level change [6..9). In a group of its own, bound only for the kernels that finalise
 // a step: a buffer may not be storage and indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
 
 // The block a stage workgroup computes: the linear-th active block of its class.
-fn block_of_list(border: bool, linear: u32) -> u32 {
+fn block_of_list(kind: u32, linear: u32) -> u32 {
+    let nb = params.nblocks;
     if (sim.all_active == 1u) {
-        return select(params.border_blocks + linear, linear, border);
+        switch (kind) {
+            case CLASS_BORDER: { return linear; }
+            case CLASS_LEVELS: { return active_list[2u * nb + params.regular_blocks + linear]; }
+            default: { return active_list[2u * nb + linear]; }
+        }
     }
-    return active_list[select(linear, params.nblocks + linear, border)];
+    switch (kind) {
+        case CLASS_BORDER: { return active_list[nb + linear]; }
+        case CLASS_LEVELS: { return active_list[nb - 1u - linear]; }
+        default: { return active_list[linear]; }
+    }
+}
+
+// Blocks the step launches in a class.
+fn dispatched_in(kind: u32) -> u32 {
+    switch (kind) {
+        case CLASS_BORDER: { return sim.dispatched_border; }
+        case CLASS_LEVELS: { return sim.dispatched_levels; }
+        default: { return sim.dispatched; }
+    }
 }
 
 fn series_value(s: u32, t: f32) -> f32 {

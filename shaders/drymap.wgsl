@@ -29,11 +29,14 @@ fn scan_block(b: u32) {
     }
     let launch = block_is_active(b);
     block_flags[params.nblocks + b] = select(0u, 1u, launch);
-    if (launch) {
-        if (b < params.border_blocks) {
-            active_list[params.nblocks + atomicAdd(&sim.scan_count_border, 1u)] = b;
-        } else {
-            active_list[atomicAdd(&sim.scan_count, 1u)] = b;
-        }
+    if (!launch) {
+        return;
+    }
+    if (b < params.border_blocks) {
+        active_list[params.nblocks + atomicAdd(&sim.scan_count_border, 1u)] = b;
+    } else if ((blocks[b].flags & LEVEL_CHANGE_SIDES) != 0u || params.regular_blocks == 0u) {
+        active_list[params.nblocks - 1u - atomicAdd(&sim.scan_count_levels, 1u)] = b;
+    } else {
+        active_list[atomicAdd(&sim.scan_count, 1u)] = b;
     }
 }

@@ -11,7 +11,9 @@
 //
 // Entry points: `init_speeds` (wave speeds and wet flags of the initial state),
 // `stage1` (U* = U^n + dt L(U^n), into state_b) and
-// `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a).
+// `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a), each for one class
+// of blocks (CLASS_* in common.wgsl): plain names for regular blocks, `_levels` for blocks
+// with a level change, `_border` for blocks beside another rank.
 
 const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
 const REGULAR_FACES: u32 = 544u;
@@ -46,10 +48,14 @@ struct Geometry {
 }
 var<private> geo: Geometry;
 
-fn set_geometry(info: BlockInfo) {
+// `levels` is a constant of each kernel: false, the level bits are constant zeros and the
+// compiler drops every multi-resolution branch, with the registers they would hold.
+fn set_geometry(info: BlockInfo, levels: bool) {
+    let coarser = select(0u, (info.flags >> COARSER_SIDES_SHIFT) & 15u, levels);
+    let finer = select(0u, (info.flags >> FINER_SIDES_SHIFT) & 15u, levels);
     geo = Geometry(i32(info.i0), i32(info.j0), info.level, i32(params.nx >> info.level),
                    i32(params.ny >> info.level), params.dx * f32(1u << info.level),
-                   (info.flags >> COARSER_SIDES_SHIFT) & 15u, (info.flags >> FINER_SIDES_SHIFT) & 15u);
+                   coarser, finer);
 }
 
 fn tile_index(li: i32, lj: i32) -> i32 {
@@ -591,16 +597,17 @@ fn split_flow(q_in: f32) -> vec2<f32> {
     return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
 }
 
-// `border` picks the class of blocks: border blocks (beside another rank) or internal ones.
-fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
+// `kind` picks the class of blocks (CLASS_*): the kernel of regular blocks has no multi-resolution
+// code, since their geometry has no level change (see set_geometry).
+fn run_stage(stage: u32, kind: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
     if (tid == 0u) {
         let linear = wid.x + wid.y * nwg.x;
         var b = NONE;
         if (stage == 0u) {
             // The initial pass covers every own block.
             b = select(NONE, linear, linear < params.own_blocks);
-        } else if (linear < select(sim.dispatched, sim.dispatched_border, border)) {
-            b = block_of_list(border, linear);
+        } else if (linear < dispatched_in(kind)) {
+            b = block_of_list(kind, linear);
         }
         wg_block = b;
         atomicStore(&wg_dt_bits, INF_BITS);
@@ -611,7 +618,7 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
         return;
     }
     let info = blocks[b];
-    set_geometry(info);
+    set_geometry(info, kind != CLASS_REGULAR);
     let li = i32(lid.x);
     let lj = i32(lid.y);
 
@@ -731,29 +738,41 @@ fn run_stage(stage: u32, border: bool, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3
 @compute @workgroup_size(16, 16)
 fn init_speeds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(0u, false, wid, nwg, lid, tid);
+    run_stage(0u, CLASS_LEVELS, wid, nwg, lid, tid);
 }
 
 @compute @workgroup_size(16, 16)
 fn stage1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(1u, false, wid, nwg, lid, tid);
+    run_stage(1u, CLASS_REGULAR, wid, nwg, lid, tid);
 }
 
 @compute @workgroup_size(16, 16)
 fn stage2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(2u, false, wid, nwg, lid, tid);
+    run_stage(2u, CLASS_REGULAR, wid, nwg, lid, tid);
+}
+
+@compute @workgroup_size(16, 16)
+fn stage1_levels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(1u, CLASS_LEVELS, wid, nwg, lid, tid);
+}
+
+@compute @workgroup_size(16, 16)
+fn stage2_levels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    run_stage(2u, CLASS_LEVELS, wid, nwg, lid, tid);
 }
 
 @compute @workgroup_size(16, 16)
 fn stage1_border(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(1u, true, wid, nwg, lid, tid);
+    run_stage(1u, CLASS_BORDER, wid, nwg, lid, tid);
 }
 
 @compute @workgroup_size(16, 16)
 fn stage2_border(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(2u, true, wid, nwg, lid, tid);
+    run_stage(2u, CLASS_BORDER, wid, nwg, lid, tid);
 }

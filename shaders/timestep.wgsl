@@ -19,18 +19,24 @@ fn advance_clock(dt: f32) {
     if (sim.step_lo == 0u) {
         sim.step_hi += 1u;
     }
-    let updates = (sim.dispatched + sim.dispatched_border) * CELLS_PER_BLOCK;
+    let updates = (sim.dispatched + sim.dispatched_border + sim.dispatched_levels) * CELLS_PER_BLOCK;
     let lo = sim.upd_lo + updates;
     if (lo < sim.upd_lo) {
         sim.upd_hi += 1u;
     }
     sim.upd_lo = lo;
     // Each thread's share of the rain, added in thread order: the same bits on every run.
-    for (var k = 0u; k < FINALIZE_THREADS; k++) {
-        let r = df_add(vec2<f32>(sim.rain_hi, sim.rain_lo), wg_rain[k], params.one);
-        sim.rain_hi = r.x;
-        sim.rain_lo = r.y;
+    // Held in registers: a running sum in storage would make each addition wait for the
+    // last one's round trip to memory. A run without rain adds only zeros.
+    if (params.rain_count == 0u) {
+        return;
     }
+    var rain = vec2<f32>(sim.rain_hi, sim.rain_lo);
+    for (var k = 0u; k < FINALIZE_THREADS; k++) {
+        rain = df_add(rain, wg_rain[k], params.one);
+    }
+    sim.rain_hi = rain.x;
+    sim.rain_lo = rain.y;
 }
 
 fn next_dt() -> f32 {
@@ -120,6 +126,7 @@ fn finalize(lid: u32) {
             }
             sim.list_count = atomicExchange(&sim.scan_count, 0u);
             sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
+            sim.list_count_levels = atomicExchange(&sim.scan_count_levels, 0u);
             let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
             if (bits != INF_BITS) {
                 sim.dt_cfl = params.cfl * bitcast<f32>(bits);
@@ -149,14 +156,19 @@ fn finalize(lid: u32) {
     let raining = atomicLoad(&wg_raining) == 1u;
     let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining;
     sim.all_active = select(0u, 1u, all);
-    var internal = select(sim.list_count, params.own_blocks - params.border_blocks, all);
+    let internal = params.own_blocks - params.border_blocks;
+    var regular = select(sim.list_count, params.regular_blocks, all);
     var border = select(sim.list_count_border, params.border_blocks, all);
+    var levels = select(sim.list_count_levels, internal - params.regular_blocks, all);
     if (dt_next <= 0.0) {
-        internal = 0u;
+        regular = 0u;
         border = 0u;
+        levels = 0u;
     }
-    sim.dispatched = internal;
+    sim.dispatched = regular;
     sim.dispatched_border = border;
-    set_groups(0u, internal);
+    sim.dispatched_levels = levels;
+    set_groups(0u, regular);
     set_groups(3u, border);
+    set_groups(6u, levels);
 }

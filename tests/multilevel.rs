@@ -197,3 +197,47 @@ fn plane_wave_crosses_a_level_change_with_little_reflection() {
         "the wave must have crossed: peak {transmitted} m"
     );
 }
+
+/// On large grids the blocks at a level change get stage kernels of their own and the
+/// others lean ones (three dispatches become five per step). QUADFLOOD_LEVEL_CLASSES
+/// forces either way on these small grids: the results must not change by one bit, with
+/// dry blocks skipped (the dam break) and with every block launched (the river's rain).
+#[test]
+fn the_kernels_per_block_class_change_no_result() {
+    let run = |scenario: &str, end: &str, classes: &str, out: &std::path::Path| {
+        let path = format!("{}/scenarios/{scenario}", env!("CARGO_MANIFEST_DIR"));
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+            .args(["run", &path, "--out", out.to_str().unwrap(), "--quiet"])
+            .args([
+                "--set",
+                &format!("time.end={end}"),
+                "--set",
+                "output.png=false",
+            ])
+            .env("QUADFLOOD_LEVEL_CLASSES", classes)
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (scenario, end) in [
+        ("circular-dam-break-3-levels.toml", "10"),
+        ("river-valley.toml", "120"),
+    ] {
+        let (split, one) = (dir.path().join("split"), dir.path().join("one"));
+        run(scenario, end, "split", &split);
+        run(scenario, end, "one", &one);
+        let files = common::result_files(&split);
+        assert!(files.len() > 2, "{scenario}: {files:?}");
+        assert_eq!(files, common::result_files(&one), "{scenario}");
+        for f in files {
+            let same =
+                std::fs::read(split.join(&f)).unwrap() == std::fs::read(one.join(&f)).unwrap();
+            assert!(
+                same,
+                "{scenario}: {f} differs between the class kernels and one kernel"
+            );
+        }
+    }
+}

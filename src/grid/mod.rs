@@ -51,6 +51,13 @@ pub struct BlockInfo {
     pub flags: u32,
 }
 
+impl BlockInfo {
+    /// A side faces a block of another level: the block needs the multi-resolution code.
+    pub fn has_level_change(&self) -> bool {
+        self.flags >> COARSER_SIDES_SHIFT & 0xff != 0
+    }
+}
+
 /// A grid of blocks over a domain of `nx × ny` cells of the finest level. A block at level
 /// r has cells 2^r times as wide. Blocks past the domain's east and north edges are padded
 /// with cells that are never wet and never written out.

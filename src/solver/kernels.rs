@@ -59,8 +59,11 @@ pub struct Kernels {
     /// Group 1: the indirect dispatch arguments, for the kernels that finalise a step.
     pub dispatch_layout: wgpu::BindGroupLayout,
     pub init_speeds: wgpu::ComputePipeline,
+    /// The stages on regular internal blocks, and on internal blocks at a level change.
     pub stage1: wgpu::ComputePipeline,
     pub stage2: wgpu::ComputePipeline,
+    pub stage1_levels: wgpu::ComputePipeline,
+    pub stage2_levels: wgpu::ComputePipeline,
     pub scan_blocks: wgpu::ComputePipeline,
     pub finalize_step: wgpu::ComputePipeline,
     /// `scan_blocks` then `finalize_step` in one dispatch, for the steps of a run.
@@ -127,6 +130,8 @@ impl Kernels {
             init_speeds: pipeline("init_speeds"),
             stage1: pipeline("stage1"),
             stage2: pipeline("stage2"),
+            stage1_levels: pipeline("stage1_levels"),
+            stage2_levels: pipeline("stage2_levels"),
             scan_blocks: pipeline("scan_blocks"),
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),

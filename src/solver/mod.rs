@@ -30,10 +30,12 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
 const INF_BITS: u32 = 0x7f80_0000;
-/// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on internal
-/// and on border blocks (see `dispatch` in `shaders/common.wgsl`).
+/// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on regular
+/// internal blocks, border blocks and internal blocks with a level change (see `dispatch`
+/// in `shaders/common.wgsl`).
 const INTERNAL_ARGS: u64 = 0;
 pub(crate) const BORDER_ARGS: u64 = 12;
+pub(crate) const LEVELS_ARGS: u64 = 24;
 /// Threads of the dry-map and finalize kernels (`FINALIZE_THREADS` in `shaders/timestep.wgsl`).
 const SCAN_THREADS: u32 = 64;
 /// In a source entry's cell: the cell holds the series' water level (a stage or outfall
@@ -66,6 +68,7 @@ struct Params {
     border_blocks: u32,
     arrival_depth: f32,
     rain_count: u32,
+    regular_blocks: u32,
 }
 
 #[repr(C)]
@@ -82,6 +85,15 @@ struct Control {
 enum Launch {
     Indirect(u64),
     Groups(u32),
+}
+
+/// One dispatch of a step: the entry point's name, the RK stage it computes (0: neither),
+/// its pipeline and launch.
+struct StepKernel<'k> {
+    name: &'static str,
+    stage: u32,
+    pipeline: &'k wgpu::ComputePipeline,
+    launch: Launch,
 }
 
 /// Mirror of `Sim` in `shaders/common.wgsl`.
@@ -110,6 +122,9 @@ struct SimRecord {
     list_count_border: u32,
     bad_block: u32,
     scanned_groups: u32,
+    dispatched_levels: u32,
+    scan_count_levels: u32,
+    list_count_levels: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -137,6 +152,11 @@ impl SimRecord {
     fn clock(&self) -> (f32, f32) {
         (self.t_hi, self.t_lo)
     }
+
+    /// Blocks the step about to be taken launches, in every class.
+    pub(crate) fn active_blocks(&self) -> u32 {
+        self.dispatched + self.dispatched_border + self.dispatched_levels
+    }
 }
 
 impl Status {
@@ -147,7 +167,7 @@ impl Status {
             steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
             cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
             rain_depth: r.rain_hi as f64 + r.rain_lo as f64,
-            active_blocks: r.dispatched + r.dispatched_border,
+            active_blocks: r.active_blocks(),
             at_target: r.done == 1,
         }
     }
@@ -186,6 +206,63 @@ struct Buffers {
 pub struct Split {
     pub own: u32,
     pub border: u32,
+    /// Internal blocks without a level change on any side (`CLASS_REGULAR`).
+    pub regular: u32,
+}
+
+/// Regular internal blocks from which the blocks at a level change get stage kernels of
+/// their own. The split makes the regular blocks' kernels leaner (55 registers instead of
+/// 64 on an H100: 15% faster) but adds two dispatches per step, whose fixed cost only a
+/// large grid repays: on an H100 (docs/benchmarks.md, multi-resolution) it lost 3% with
+/// 7,000 regular blocks and won 3% with 28,000. A grid of one level always gets the lean
+/// kernels, with no extra dispatch. QUADFLOOD_LEVEL_CLASSES=split|one overrides, for
+/// measuring.
+const SPLIT_MIN_REGULAR_BLOCKS: u32 = 16384;
+
+impl Split {
+    /// Own blocks [0, own) of `grid`, the first `border` of them beside other ranks.
+    pub fn new(grid: &crate::grid::BlockGrid, own: u32, border: u32) -> Split {
+        let levels = grid.blocks[border as usize..own as usize]
+            .iter()
+            .filter(|b| b.has_level_change())
+            .count() as u32;
+        let internal = own - border;
+        let split = match std::env::var("QUADFLOOD_LEVEL_CLASSES").as_deref() {
+            Ok("one") => levels == 0,
+            Ok("split") => true,
+            _ => levels == 0 || internal - levels >= SPLIT_MIN_REGULAR_BLOCKS,
+        };
+        Split {
+            own,
+            border,
+            regular: if split { internal - levels } else { 0 },
+        }
+    }
+
+    /// Whether an internal block runs the kernel with the multi-resolution code: when it
+    /// has a level change, or when every internal block does (no regular class).
+    fn in_levels_class(&self, info: &crate::grid::BlockInfo) -> bool {
+        info.has_level_change() || self.regular == 0
+    }
+
+    /// Internal blocks with a level change (`CLASS_LEVELS`).
+    pub fn levels(&self) -> u32 {
+        self.own - self.border - self.regular
+    }
+}
+
+/// The `active_list` buffer as the kernels expect it at the start: room for the step's
+/// lists, then every internal block, regular ones first (see `shaders/common.wgsl`).
+fn active_lists(grid: &crate::grid::BlockGrid, split: Split) -> Vec<u32> {
+    let nb = grid.nblocks();
+    let internal = split.border..split.own;
+    let (levels, regular): (Vec<u32>, Vec<u32>) =
+        internal.partition(|&b| split.in_levels_class(&grid.blocks[b as usize]));
+    let mut lists = vec![0u32; 2 * nb];
+    lists.extend(regular);
+    lists.extend(levels);
+    lists.resize(3 * nb, 0);
+    lists
 }
 
 pub struct Simulation<'g> {
@@ -218,7 +295,8 @@ impl<'g> Simulation<'g> {
     /// A simulation of every block of the model on one GPU.
     pub fn new(gpu: &'g Gpu, model: &Model) -> Result<Simulation<'g>> {
         let own = model.grid.nblocks() as u32;
-        let mut sim = Self::with_split(gpu, model, Split { own, border: 0 })?;
+        let split = Split::new(&model.grid, own, 0);
+        let mut sim = Self::with_split(gpu, model, split)?;
         sim.initialise()?;
         Ok(sim)
     }
@@ -405,7 +483,8 @@ impl<'g> Simulation<'g> {
     /// Times every kernel from now on, where the adapter has timestamp queries (false
     /// otherwise). Each kernel then runs in a compute pass of its own.
     pub fn enable_profiling(&mut self) -> bool {
-        self.profiler = profile::Profiler::new(self.gpu, self.ring.len());
+        let names = self.step_kernels().iter().map(|k| k.name).collect();
+        self.profiler = profile::Profiler::new(self.gpu, self.ring.len(), names);
         self.profiler.is_some()
     }
 
@@ -421,19 +500,52 @@ impl<'g> Simulation<'g> {
         self.profiler.as_ref().map(|p| p.profile())
     }
 
-    /// The kernels of a step in order (see `profile::KERNELS`) and how each is launched.
-    fn step_kernels(&self) -> [(&wgpu::ComputePipeline, Launch); 3] {
+    /// The kernels of a step in order, each with its name and launch: each stage over
+    /// the internal blocks of each class that has any.
+    fn step_kernels(&self) -> Vec<StepKernel<'_>> {
         let k = &self.kernels;
-        [
-            (&k.stage1, Launch::Indirect(INTERNAL_ARGS)),
-            (&k.stage2, Launch::Indirect(INTERNAL_ARGS)),
-            (&k.scan_then_finalize, Launch::Groups(self.scan_groups)),
-        ]
+        let mut kernels = Vec::with_capacity(5);
+        for (stage, name, regular, name_levels, levels) in [
+            (1, "stage1", &k.stage1, "stage1_levels", &k.stage1_levels),
+            (2, "stage2", &k.stage2, "stage2_levels", &k.stage2_levels),
+        ] {
+            if self.split.regular > 0 {
+                kernels.push(StepKernel {
+                    name,
+                    stage,
+                    pipeline: regular,
+                    launch: Launch::Indirect(INTERNAL_ARGS),
+                });
+            }
+            if self.split.levels() > 0 {
+                kernels.push(StepKernel {
+                    name: name_levels,
+                    stage,
+                    pipeline: levels,
+                    launch: Launch::Indirect(LEVELS_ARGS),
+                });
+            }
+        }
+        kernels.push(StepKernel {
+            name: "scan_then_finalize",
+            stage: 0,
+            pipeline: &k.scan_then_finalize,
+            launch: Launch::Groups(self.scan_groups),
+        });
+        kernels
     }
 
-    fn dispatch(&self, pass: &mut wgpu::ComputePass, kernel: (&wgpu::ComputePipeline, Launch)) {
-        pass.set_pipeline(kernel.0);
-        match kernel.1 {
+    /// Stage `stage`'s kernels over internal blocks: regular ones, then those at a level
+    /// change.
+    pub(crate) fn dispatch_internal(&self, pass: &mut wgpu::ComputePass, stage: u32) {
+        for kernel in self.step_kernels().iter().filter(|k| k.stage == stage) {
+            self.dispatch(pass, kernel);
+        }
+    }
+
+    fn dispatch(&self, pass: &mut wgpu::ComputePass, kernel: &StepKernel) {
+        pass.set_pipeline(kernel.pipeline);
+        match kernel.launch {
             Launch::Indirect(offset) => {
                 pass.dispatch_workgroups_indirect(&self.buffers.dispatch, offset)
             }
@@ -454,9 +566,10 @@ impl<'g> Simulation<'g> {
 
     /// `n` steps in one compute pass.
     fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
+        let kernels = self.step_kernels();
         let mut pass = self.begin_pass(encoder, &Default::default());
         for _ in 0..n {
-            for kernel in self.step_kernels() {
+            for kernel in &kernels {
                 self.dispatch(&mut pass, kernel);
             }
         }
@@ -470,10 +583,11 @@ impl<'g> Simulation<'g> {
         n: u32,
         slot: usize,
     ) {
+        let kernels = self.step_kernels();
         for step in 0..n {
-            for (k, kernel) in self.step_kernels().into_iter().enumerate() {
+            for (k, kernel) in kernels.iter().enumerate() {
                 let desc = wgpu::ComputePassDescriptor {
-                    label: Some(profile::KERNELS[k]),
+                    label: Some(kernel.name),
                     timestamp_writes: p.writes(slot, step, k),
                 };
                 self.dispatch(&mut self.begin_pass(encoder, &desc), kernel);
@@ -738,7 +852,7 @@ fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
     Ok(())
 }
 
-fn params_of(model: &Model, own: u32, border: u32) -> Params {
+fn params_of(model: &Model, split: Split) -> Params {
     let n = &model.numerics;
     let mut flags = 0;
     if n.skip_dry_blocks {
@@ -768,10 +882,11 @@ fn params_of(model: &Model, own: u32, border: u32) -> Params {
         edge_s,
         edge_n,
         one: 1.0,
-        own_blocks: own,
-        border_blocks: border,
+        own_blocks: split.own,
+        border_blocks: split.border,
         arrival_depth: n.arrival_depth as f32,
         rain_count: model.rain.weights.len() as u32,
+        regular_blocks: split.regular,
     }
 }
 
@@ -795,8 +910,9 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         rain_lo: rain.1,
         dt: -1.0, // tells finalize_step that the initial scan ran, with nothing to advance
         all_active: 1,
-        dispatched: split.own - split.border,
+        dispatched: split.regular,
         dispatched_border: split.border,
+        dispatched_levels: split.own - split.border - split.regular,
         dt_min_bits: INF_BITS,
         dt_cfl,
         ..Default::default()
@@ -829,7 +945,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     let all = vec![
         gpu.buffer_with(
             "params",
-            &[params_of(model, split.own, split.border)],
+            &[params_of(model, split)],
             U::UNIFORM | U::COPY_DST,
         ),
         gpu.buffer_with("control", &[control], U::UNIFORM | U::COPY_DST),
@@ -840,7 +956,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("blocks", &grid.blocks, storage),
         gpu.buffer_with("neighbours", &grid.neighbours, storage),
         gpu.buffer_with("block_flags", &initial_flags(model, split), storage),
-        gpu.buffer_with("active_list", &vec![0u32; 2 * nb], storage),
+        gpu.buffer_with("active_list", &active_lists(grid, split), storage),
         gpu.buffer_with("bc_edge", &model.bc_edge, storage),
         gpu.buffer_with("bc_defs", &bc_and_rain_defs(model), storage),
         gpu.buffer_with("series_meta", &meta, storage),
@@ -853,7 +969,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
-    let dispatch = gpu.buffer_with("dispatch", &[0u32; 6], storage | U::INDIRECT);
+    let dispatch = gpu.buffer_with("dispatch", &[0u32; 9], storage | U::INDIRECT);
     let buffers = Buffers {
         control: pick(binding::CONTROL),
         sim: pick(binding::SIM),

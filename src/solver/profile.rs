@@ -5,11 +5,8 @@
 
 use crate::gpu::Gpu;
 
-/// The kernels of one step, in dispatch order.
-pub const KERNELS: [&str; 3] = ["stage1", "stage2", "scan_then_finalize"];
 /// Steps timed per batch.
 pub const TIMED_STEPS: u32 = 64;
-const QUERIES: u32 = 2 * KERNELS.len() as u32 * TIMED_STEPS;
 
 struct Slot {
     queries: wgpu::QuerySet,
@@ -22,7 +19,9 @@ struct Slot {
 pub struct Profiler {
     slots: Vec<Slot>,
     period_ns: f64,
-    totals_ns: [f64; KERNELS.len()],
+    /// The kernels of one step, in dispatch order.
+    kernels: Vec<&'static str>,
+    totals_ns: Vec<f64>,
     steps: u64,
 }
 
@@ -41,16 +40,17 @@ impl Profile {
 
 impl Profiler {
     /// None when the adapter has no timestamp queries.
-    pub fn new(gpu: &Gpu, ring_slots: usize) -> Option<Profiler> {
+    pub fn new(gpu: &Gpu, ring_slots: usize, kernels: Vec<&'static str>) -> Option<Profiler> {
         if !gpu.features.contains(wgpu::Features::TIMESTAMP_QUERY) {
             return None;
         }
-        let bytes = 8 * QUERIES as u64;
+        let queries = 2 * kernels.len() as u32 * TIMED_STEPS;
+        let bytes = 8 * queries as u64;
         let slot = |_| Slot {
             queries: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("kernel timestamps"),
                 ty: wgpu::QueryType::Timestamp,
-                count: QUERIES,
+                count: queries,
             }),
             resolve: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("resolved timestamps"),
@@ -69,7 +69,8 @@ impl Profiler {
         Some(Profiler {
             slots: (0..ring_slots).map(slot).collect(),
             period_ns: gpu.queue.get_timestamp_period() as f64,
-            totals_ns: [0.0; KERNELS.len()],
+            totals_ns: vec![0.0; kernels.len()],
+            kernels,
             steps: 0,
         })
     }
@@ -83,7 +84,7 @@ impl Profiler {
         k: usize,
     ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
         (step < TIMED_STEPS).then(|| {
-            let first = 2 * (step * KERNELS.len() as u32 + k as u32);
+            let first = 2 * (step * self.kernels.len() as u32 + k as u32);
             wgpu::ComputePassTimestampWrites {
                 query_set: &self.slots[slot].queries,
                 beginning_of_pass_write_index: Some(first),
@@ -96,7 +97,7 @@ impl Profiler {
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder, slot: usize, steps: u32) {
         let s = &mut self.slots[slot];
         s.timed = steps.min(TIMED_STEPS);
-        let count = 2 * KERNELS.len() as u32 * s.timed;
+        let count = 2 * self.kernels.len() as u32 * s.timed;
         encoder.resolve_query_set(&s.queries, 0..count, &s.resolve, 0);
         encoder.copy_buffer_to_buffer(&s.resolve, 0, &s.readback, 0, 8 * count as u64);
     }
@@ -114,9 +115,9 @@ impl Profiler {
             return;
         };
         let stamps: &[u64] = bytemuck::cast_slice(&view);
-        for (pass, t) in stamps.chunks(2).take(timed * KERNELS.len()).enumerate() {
-            self.totals_ns[pass % KERNELS.len()] +=
-                t[1].saturating_sub(t[0]) as f64 * self.period_ns;
+        let kernels = self.kernels.len();
+        for (pass, t) in stamps.chunks(2).take(timed * kernels).enumerate() {
+            self.totals_ns[pass % kernels] += t[1].saturating_sub(t[0]) as f64 * self.period_ns;
         }
         drop(view);
         s.readback.unmap();
@@ -126,10 +127,11 @@ impl Profiler {
     pub fn profile(&self) -> Profile {
         let per_step = |ns: f64| ns / 1e3 / self.steps.max(1) as f64;
         Profile {
-            kernel_us: KERNELS
+            kernel_us: self
+                .kernels
                 .iter()
-                .zip(self.totals_ns)
-                .map(|(name, ns)| (*name, per_step(ns)))
+                .zip(&self.totals_ns)
+                .map(|(name, ns)| (*name, per_step(*ns)))
                 .collect(),
             steps: self.steps,
         }

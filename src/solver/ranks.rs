@@ -84,10 +84,7 @@ fn groups(n: usize) -> u32 {
 }
 
 fn split_of(local: &LocalGrid) -> Split {
-    Split {
-        own: local.own as u32,
-        border: local.border as u32,
-    }
+    Split::new(&local.grid, local.own as u32, local.border as u32)
 }
 
 /// Every rank's own blocks in its local order, for gathering on rank 0.
@@ -305,8 +302,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         {
             let mut pass = e.begin_compute_pass(&self.pass(1));
             pass.set_bind_group(0, &s.bind_group, &[]);
-            pass.set_pipeline(&s.kernels.stage1);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 0);
+            s.dispatch_internal(&mut pass, 1);
         }
         q.submit([e.finish()]);
         self.swap(a, false)?;
@@ -355,8 +351,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         {
             let mut pass = e.begin_compute_pass(&self.pass(3));
             pass.set_bind_group(0, &s.bind_group, &[]);
-            pass.set_pipeline(&s.kernels.stage2);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, 0);
+            s.dispatch_internal(&mut pass, 2);
         }
         let size = std::mem::size_of::<SimRecord>() as u64;
         e.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);

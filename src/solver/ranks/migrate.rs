@@ -268,7 +268,7 @@ impl Ranked<'_, '_> {
         b.window.launched += if b.all_launched {
             own
         } else {
-            (record.dispatched + record.dispatched_border) as f64
+            record.active_blocks() as f64
         };
         b.window.steps >= b.settings.every as f64
     }
