@@ -142,13 +142,16 @@ pub fn dam_break_model(nx: usize, ny: usize) -> Model {
 /// Time to solution of the same dam break (radius N/16) on uniform finest cells and on
 /// three levels (finest within N/8 of the centre), run until the wave has spread N/4:
 /// the time stepping, from an initialised simulation (pipelines compiled, buffers filled).
+/// (wall s, steps, cell updates) of one run.
+pub type Timing = (f64, u64, u64);
+
 #[derive(Clone, Debug)]
 pub struct MultiresResult {
     pub n: usize,
     pub t_end: f64,
-    /// (wall s, steps, cell updates) uniform, then multi-level.
-    pub uniform: (f64, u64, u64),
-    pub multi: (f64, u64, u64),
+    /// Uniform, then multi-level.
+    pub uniform: Timing,
+    pub multi: Timing,
     pub multi_blocks_per_level: Vec<usize>,
     /// Blocks of the 3-level grid with a level change on a side.
     pub level_change_blocks: usize,
@@ -156,7 +159,7 @@ pub struct MultiresResult {
 
 impl MultiresResult {
     pub fn report(&self) -> String {
-        let rate = |r: &(f64, u64, u64)| r.2 as f64 / r.0;
+        let rate = |r: &Timing| r.2 as f64 / r.0;
         format!(
             "multi-resolution    {n}x{n} finest, 3 levels {levels:?} blocks ({changes} at a level change), to t = {t:.0} s\n\
              uniform finest      {us:.3} s, {usteps} steps, {ucu:.3e} cell updates/s\n\
@@ -194,7 +197,7 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
     let radius = n as f64 / 16.0;
     // The front of a 1 m / 0.1 m dam break runs at about 2.5 m/s.
     let t_end = (n as f64 / 4.0) / 2.5;
-    let time = |levels: usize| -> Result<((f64, u64, u64), Vec<usize>, usize)> {
+    let time = |levels: usize| -> Result<(Timing, Vec<usize>, usize)> {
         let model = model_of(&dam_break_toml(n, n, radius, levels))?;
         let mut sim = Simulation::new(gpu, &model)?;
         let started = Instant::now();
