@@ -68,6 +68,9 @@ fn virtual_halo(stage: u32, b: u32, nb: u32, side: u32, l: vec2<i32>) -> vec4<f3
     let c_far = load_global(stage, nb, cc.x + out.x, cc.y + out.y);
     // Own fine cells beside C: depth 0 is the block's edge row or column.
     let edge = select(vec2<i32>(0, 0), vec2<i32>(BLOCK - 1, BLOCK - 1), out.x + out.y > 0) * abs(out);
+    // An array, not four variables: the NVIDIA compiler keeps it in local memory, which
+    // holds this kernel at 64 registers; as scalars it takes 80-96 and the stages run 40%
+    // slower (docs/benchmarks.md, "Registers, not workgroup memory").
     var f: array<vec4<f32>, 4>;
     for (var n = 0; n < 4; n++) {
         let d = n & 1;
@@ -133,6 +136,7 @@ fn coarse_side_face(stage: u32, b: u32, side: u32, a: i32) -> vec4<f32> {
         c_low = own_edge(side, a - 1, 0);
         c_high = own_edge(side, a + 1, 0);
     }
+    // An array on purpose: see virtual_halo.
     var f: array<vec4<f32>, 4>;
     for (var n = 0; n < 4; n++) {
         f[n] = fine_beside(stage, b, side, a, n & 1, n >> 1u);
