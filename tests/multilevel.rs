@@ -201,43 +201,50 @@ fn plane_wave_crosses_a_level_change_with_little_reflection() {
 /// On large grids the blocks at a level change get stage kernels of their own and the
 /// others lean ones (three dispatches become five per step). QUADFLOOD_LEVEL_CLASSES
 /// forces either way on these small grids: the results must not change by one bit, with
-/// dry blocks skipped (the dam break) and with every block launched (the river's rain).
+/// dry blocks skipped (the dam break), with every block launched (the river's rain), and
+/// with the grid cut into sub-domains, whose border blocks are a class of their own.
 #[test]
 fn the_kernels_per_block_class_change_no_result() {
-    let run = |scenario: &str, end: &str, classes: &str, out: &std::path::Path| {
+    let run = |scenario: &str, end: &str, classes: &str, pieces: &str| {
+        let out = tempfile::tempdir().unwrap();
         let path = format!("{}/scenarios/{scenario}", env!("CARGO_MANIFEST_DIR"));
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-            .args(["run", &path, "--out", out.to_str().unwrap(), "--quiet"])
             .args([
-                "--set",
-                &format!("time.end={end}"),
-                "--set",
-                "output.png=false",
+                "run",
+                &path,
+                "--out",
+                out.path().to_str().unwrap(),
+                "--quiet",
             ])
+            .args(["--set", &format!("time.end={end}"), "--split", pieces])
+            .args(["--set", "output.png=false"])
             .env("QUADFLOOD_LEVEL_CLASSES", classes)
             .env("XDG_RUNTIME_DIR", "/tmp")
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let files = common::result_files(out.path());
+        let bytes = |f: &String| std::fs::read(out.path().join(f)).unwrap();
+        files
+            .iter()
+            .map(|f| (f.clone(), bytes(f)))
+            .collect::<Vec<_>>()
     };
-    let dir = tempfile::tempdir().unwrap();
     for (scenario, end) in [
         ("circular-dam-break-3-levels.toml", "10"),
         ("river-valley.toml", "120"),
     ] {
-        let (split, one) = (dir.path().join("split"), dir.path().join("one"));
-        run(scenario, end, "split", &split);
-        run(scenario, end, "one", &one);
-        let files = common::result_files(&split);
-        assert!(files.len() > 2, "{scenario}: {files:?}");
-        assert_eq!(files, common::result_files(&one), "{scenario}");
-        for f in files {
-            let same =
-                std::fs::read(split.join(&f)).unwrap() == std::fs::read(one.join(&f)).unwrap();
-            assert!(
-                same,
-                "{scenario}: {f} differs between the class kernels and one kernel"
-            );
+        let one = run(scenario, end, "one", "1");
+        assert!(one.len() > 2, "{scenario}: {} files", one.len());
+        for (classes, pieces) in [("split", "1"), ("split", "3")] {
+            let other = run(scenario, end, classes, pieces);
+            assert_eq!(other.len(), one.len(), "{scenario}");
+            for ((name, a), (_, b)) in one.iter().zip(&other) {
+                assert!(
+                    a == b,
+                    "{scenario}: {name} differs between one kernel and the class kernels ({pieces} sub-domains)"
+                );
+            }
         }
     }
 }
