@@ -599,9 +599,11 @@ fn split_flow(q_in: f32) -> vec2<f32> {
 
 // `kind` picks the class of blocks (CLASS_*): the kernel of regular blocks has no multi-resolution
 // code, since their geometry has no level change (see set_geometry).
-fn run_stage(stage: u32, kind: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u32>, tid: u32) {
+fn run_stage(stage: u32, kind: u32, ids: Invocation) {
+    let tid = ids.tid;
+    let lid = ids.lid;
     if (tid == 0u) {
-        let linear = wid.x + wid.y * nwg.x;
+        let linear = ids.wid.x + ids.wid.y * ids.nwg.x;
         var b = NONE;
         if (stage == 0u) {
             // The initial pass covers every own block.
@@ -735,44 +737,32 @@ fn run_stage(stage: u32, kind: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: vec3<u3
     }
 }
 
-@compute @workgroup_size(16, 16)
-fn init_speeds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-               @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(0u, CLASS_LEVELS, wid, nwg, lid, tid);
+// Where a stage invocation sits: its workgroup (a block of the class's list) and its
+// thread (a cell of the block).
+struct Invocation {
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(local_invocation_index) tid: u32,
 }
 
 @compute @workgroup_size(16, 16)
-fn stage1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(1u, CLASS_REGULAR, wid, nwg, lid, tid);
-}
+fn init_speeds(ids: Invocation) { run_stage(0u, CLASS_LEVELS, ids); }
 
 @compute @workgroup_size(16, 16)
-fn stage2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(2u, CLASS_REGULAR, wid, nwg, lid, tid);
-}
+fn stage1(ids: Invocation) { run_stage(1u, CLASS_REGULAR, ids); }
 
 @compute @workgroup_size(16, 16)
-fn stage1_levels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(1u, CLASS_LEVELS, wid, nwg, lid, tid);
-}
+fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }
 
 @compute @workgroup_size(16, 16)
-fn stage2_levels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(2u, CLASS_LEVELS, wid, nwg, lid, tid);
-}
+fn stage1_levels(ids: Invocation) { run_stage(1u, CLASS_LEVELS, ids); }
 
 @compute @workgroup_size(16, 16)
-fn stage1_border(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(1u, CLASS_BORDER, wid, nwg, lid, tid);
-}
+fn stage2_levels(ids: Invocation) { run_stage(2u, CLASS_LEVELS, ids); }
 
 @compute @workgroup_size(16, 16)
-fn stage2_border(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    run_stage(2u, CLASS_BORDER, wid, nwg, lid, tid);
-}
+fn stage1_border(ids: Invocation) { run_stage(1u, CLASS_BORDER, ids); }
+
+@compute @workgroup_size(16, 16)
+fn stage2_border(ids: Invocation) { run_stage(2u, CLASS_BORDER, ids); }
