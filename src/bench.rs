@@ -200,6 +200,7 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
     let time = |levels: usize| -> Result<(Timing, Vec<usize>, usize)> {
         let model = model_of(&dam_break_toml(n, n, radius, levels))?;
         let mut sim = Simulation::new(gpu, &model)?;
+        warm_up(gpu);
         let started = Instant::now();
         sim.advance_to(t_end, &mut |_| {})?;
         let s = sim.status();
@@ -226,6 +227,7 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
 pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
     let model = dam_break_model(nx, ny);
     let mut sim = Simulation::new(gpu, &model)?;
+    warm_up(gpu);
     sim.run_steps(10.min(steps))?;
     let before = sim.status().clone();
     let host_before = (sim.host_record_s, sim.host_submit_s, sim.host_steps);
@@ -311,6 +313,7 @@ type = "flat"
     );
     let model = model_of(&toml)?;
     let mut sim = Simulation::new(gpu, &model)?;
+    warm_up(gpu);
     sim.run_steps(10.min(steps))?;
     let started = Instant::now();
     let before = sim.status().cell_updates;
@@ -326,6 +329,7 @@ type = "flat"
 pub fn profile(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<Option<Profile>> {
     let model = dam_break_model(nx, ny);
     let mut sim = Simulation::new(gpu, &model)?;
+    warm_up(gpu);
     sim.run_steps(10.min(steps))?;
     if !sim.enable_profiling() {
         return Ok(None);
@@ -336,53 +340,95 @@ pub fn profile(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<Option<Pro
 
 /// Bytes read plus written per second by a vec4 copy kernel over `bytes` of data.
 pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
-    let d = &gpu.device;
-    let usage = wgpu::BufferUsages::STORAGE;
-    let make = |label| {
-        d.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: bytes,
-            usage,
-            mapped_at_creation: false,
-        })
-    };
-    let (src, dst) = (make("copy src"), make("copy dst"));
-    let pipeline = gpu.compute_pipeline("copy", shaders::COPY, "copy");
-    let bind_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("copy"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: src.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: dst.as_entire_binding(),
-            },
-        ],
-    });
-    let groups = (bytes / 16).div_ceil(256) as u32;
-    let (x, y) = (groups.min(65535), groups.div_ceil(65535));
-    let pass_once = |reps: u32| {
+    let copy = CopyKernel::new(gpu, bytes);
+    copy.run(2);
+    let reps = if gpu.is_cpu() { 5 } else { 50 };
+    let started = Instant::now();
+    copy.run(reps);
+    2.0 * bytes as f64 * reps as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Seconds of work a GPU gets before each timed section. An idle GPU drops its clock and
+/// needs time under load to raise it again: between runs the H100 sat at 345–765 MHz
+/// against 1980 MHz under load (nvidia-smi), and a run timed straight after such a pause
+/// came out up to three times slower than the same run a moment later.
+const WARM_UP_S: f64 = 0.5;
+
+/// Keeps a GPU busy with copies for `WARM_UP_S` (a CPU adapter has no clock to raise).
+pub fn warm_up(gpu: &Gpu) {
+    if gpu.is_cpu() {
+        return;
+    }
+    let copy = CopyKernel::new(gpu, 64 << 20);
+    let started = Instant::now();
+    while started.elapsed().as_secs_f64() < WARM_UP_S {
+        copy.run(10);
+    }
+}
+
+/// A vec4 copy between two storage buffers of `bytes` each.
+struct CopyKernel<'g> {
+    gpu: &'g Gpu,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    groups: (u32, u32),
+    // Held for the bind group.
+    _buffers: [wgpu::Buffer; 2],
+}
+
+impl<'g> CopyKernel<'g> {
+    fn new(gpu: &'g Gpu, bytes: u64) -> CopyKernel<'g> {
+        let d = &gpu.device;
+        let make = |label| {
+            d.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let (src, dst) = (make("copy src"), make("copy dst"));
+        let pipeline = gpu.compute_pipeline("copy", shaders::COPY, "copy");
+        let bind_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("copy"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: src.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: dst.as_entire_binding(),
+                },
+            ],
+        });
+        let groups = (bytes / 16).div_ceil(256) as u32;
+        CopyKernel {
+            gpu,
+            pipeline,
+            bind_group,
+            groups: (groups.min(65535), groups.div_ceil(65535)),
+            _buffers: [src, dst],
+        }
+    }
+
+    /// `reps` copies in one submission, waited for.
+    fn run(&self, reps: u32) {
+        let d = &self.gpu.device;
         let mut encoder = d.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
             for _ in 0..reps {
-                pass.dispatch_workgroups(x, y, 1);
+                pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
             }
         }
-        gpu.queue.submit([encoder.finish()]);
+        self.gpu.queue.submit([encoder.finish()]);
         d.poll(wgpu::PollType::wait_indefinitely())
             .expect("wait for the copy kernel");
-    };
-    pass_once(2);
-    let reps = if gpu.is_cpu() { 5 } else { 50 };
-    let started = Instant::now();
-    pass_once(reps);
-    2.0 * bytes as f64 * reps as f64 / started.elapsed().as_secs_f64()
+    }
 }
 
 /// The wet dam break on nx × ny cells split over the ranks of `comm`: time per step and
@@ -428,6 +474,7 @@ fn scaling_of(
     let (nx, ny) = (model.nx(), model.ny());
     let p = partition(&model.grid, comm.size(), Method::Hilbert, &per_block);
     let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, &p, comm)?;
+    warm_up(gpu);
     ranked.run_steps(10.min(steps))?;
     let (before, waits_before) = (ranked.status().clone(), ranked.waits());
     let started = Instant::now();
