@@ -5,29 +5,64 @@
 
 const MAX_GROUPS_X: u32 = 65535u;
 
-fn advance_clock(dt: f32) {
-    if (sim.clamped == 1u) {
-        // The step was cut to reach the target: land on it exactly, not within round-off.
-        sim.t_hi = control.target_hi;
-        sim.t_lo = control.target_lo;
-    } else {
-        let t = df_add(vec2<f32>(sim.t_hi, sim.t_lo), dt, params.one);
-        sim.t_hi = t.x;
-        sim.t_lo = t.y;
+// The clock's part of the end of a step, by one thread: the clock advanced by `dt` (> 0:
+// a step ran; < 0: the initial scan ran, nothing to advance; 0: an idle step), the active
+// counts and CFL minimum collected, and the next dt. Returns the next dt and the time it
+// starts from (as one f32, for the forcing series). Every field is
+// loaded first and stored last, so that the trips to memory overlap instead of queueing
+// one behind another.
+fn end_step(dt: f32) -> vec2<f32> {
+    var t = vec2<f32>(sim.t_hi, sim.t_lo);
+    let clamped = sim.clamped;
+    var step = vec2<u32>(sim.step_lo, sim.step_hi);
+    var updates = vec2<u32>(sim.upd_lo, sim.upd_hi);
+    let launched = sim.dispatched + sim.dispatched_border + sim.dispatched_levels;
+    var dt_cfl = sim.dt_cfl;
+    let target_t = vec2<f32>(control.target_hi, control.target_lo);
+    if (dt > 0.0) {
+        // A step cut to reach the target lands on it exactly, not within round-off.
+        t = select(df_add(t, dt, params.one), target_t, clamped == 1u);
+        step.x += 1u;
+        step.y += select(0u, 1u, step.x == 0u);
+        let lo = updates.x + launched * CELLS_PER_BLOCK;
+        updates.y += select(0u, 1u, lo < updates.x);
+        updates.x = lo;
+        add_rain();
     }
-    sim.step_lo += 1u;
-    if (sim.step_lo == 0u) {
-        sim.step_hi += 1u;
+    if (dt != 0.0) {
+        sim.list_count = atomicExchange(&sim.scan_count, 0u);
+        sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
+        sim.list_count_levels = atomicExchange(&sim.scan_count_levels, 0u);
+        let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
+        if (bits != INF_BITS) {
+            dt_cfl = params.cfl * bitcast<f32>(bits);
+        }
     }
-    let updates = (sim.dispatched + sim.dispatched_border + sim.dispatched_levels) * CELLS_PER_BLOCK;
-    let lo = sim.upd_lo + updates;
-    if (lo < sim.upd_lo) {
-        sim.upd_hi += 1u;
+    let remaining = df_diff(target_t, t, params.one);
+    let wanted = min(dt_cfl, params.dt_max);
+    var next = wanted;
+    if (remaining <= 0.0) {
+        next = 0.0;
+    } else if (wanted >= remaining) {
+        next = remaining;
     }
-    sim.upd_lo = lo;
-    // Each thread's share of the rain, added in thread order: the same bits on every run.
-    // Held in registers: a running sum in storage would make each addition wait for the
-    // last one's round trip to memory. A run without rain adds only zeros.
+    sim.t_hi = t.x;
+    sim.t_lo = t.y;
+    sim.step_lo = step.x;
+    sim.step_hi = step.y;
+    sim.upd_lo = updates.x;
+    sim.upd_hi = updates.y;
+    sim.dt_cfl = dt_cfl;
+    sim.done = select(0u, 1u, remaining <= 0.0);
+    sim.clamped = select(0u, 1u, remaining > 0.0 && wanted >= remaining);
+    sim.dt = next;
+    return vec2<f32>(next, t.x + t.y);
+}
+
+// Each thread's share of the step's rain, added in thread order: the same bits on every
+// run. Summed in registers: a running sum in storage would make each addition wait for
+// the last one's trip to memory. A run without rain adds only zeros.
+fn add_rain() {
     if (params.rain_count == 0u) {
         return;
     }
@@ -37,22 +72,6 @@ fn advance_clock(dt: f32) {
     }
     sim.rain_hi = rain.x;
     sim.rain_lo = rain.y;
-}
-
-fn next_dt() -> f32 {
-    let remaining = df_diff(vec2<f32>(control.target_hi, control.target_lo), vec2<f32>(sim.t_hi, sim.t_lo), params.one);
-    let dt = min(sim.dt_cfl, params.dt_max);
-    sim.clamped = 0u;
-    sim.done = 0u;
-    if (remaining <= 0.0) {
-        sim.done = 1u;
-        return 0.0;
-    }
-    if (dt >= remaining) {
-        sim.clamped = 1u;
-        return remaining;
-    }
-    return dt;
 }
 
 // Workgroups for `count` blocks, from `at` in the dispatch arguments.
@@ -119,22 +138,9 @@ fn finalize(lid: u32) {
     wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
     workgroupBarrier();
     if (lid == 0u) {
-        if (dt != 0.0) {
-            // dt > 0: a step ran. dt < 0: the initial scan ran, nothing to advance.
-            if (dt > 0.0) {
-                advance_clock(dt);
-            }
-            sim.list_count = atomicExchange(&sim.scan_count, 0u);
-            sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
-            sim.list_count_levels = atomicExchange(&sim.scan_count_levels, 0u);
-            let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
-            if (bits != INF_BITS) {
-                sim.dt_cfl = params.cfl * bitcast<f32>(bits);
-            }
-        }
-        wg_dt_next = next_dt();
-        sim.dt = wg_dt_next;
-        wg_t0 = sim.t_hi + sim.t_lo;
+        let next = end_step(dt);
+        wg_dt_next = next.x;
+        wg_t0 = next.y;
     }
     workgroupBarrier();
     let dt_next = wg_dt_next;
