@@ -139,12 +139,14 @@ pub fn dam_break_model(nx: usize, ny: usize) -> Model {
         .expect("the benchmark scenario is valid")
 }
 
-/// Time to solution of the same dam break (radius N/16) on uniform finest cells and on
-/// three levels (finest within N/8 of the centre), run until the wave has spread N/4:
-/// the time stepping, from an initialised simulation (pipelines compiled, buffers filled).
 /// (wall s, steps, cell updates) of one run.
 pub type Timing = (f64, u64, u64);
 
+/// Time to solution of the same dam break (radius N/16) on uniform finest cells and on
+/// three levels (finest within N/8 of the centre), run until the wave has spread N/4:
+/// the time stepping, from an initialised simulation (pipelines compiled, buffers filled).
+/// And, since small grids cost more per cell than large ones whatever their levels, the
+/// same dam break on a uniform grid of about as many cells as the 3-level one.
 #[derive(Clone, Debug)]
 pub struct MultiresResult {
     pub n: usize,
@@ -152,6 +154,9 @@ pub struct MultiresResult {
     /// Uniform, then multi-level.
     pub uniform: Timing,
     pub multi: Timing,
+    /// Side of the uniform grid with about the 3-level grid's cells, and its run.
+    pub n_same_cells: usize,
+    pub uniform_same_cells: Timing,
     pub multi_blocks_per_level: Vec<usize>,
     /// Blocks of the 3-level grid with a level change on a side.
     pub level_change_blocks: usize,
@@ -164,7 +169,8 @@ impl MultiresResult {
             "multi-resolution    {n}x{n} finest, 3 levels {levels:?} blocks ({changes} at a level change), to t = {t:.0} s\n\
              uniform finest      {us:.3} s, {usteps} steps, {ucu:.3e} cell updates/s\n\
              3 levels            {ms:.3} s, {msteps} steps, {mcu:.3e} cell updates/s\n\
-             time to solution    {speedup:.2}x faster on 3 levels ({cells:.2}x fewer cell updates)",
+             time to solution    {speedup:.2}x faster on 3 levels ({cells:.2}x fewer cell updates)\n\
+             cost per cell       3 levels / uniform: {ratio:.3}; / uniform {ne}x{ne} (as many cells): {ratio_same:.3}",
             n = self.n,
             levels = self.multi_blocks_per_level,
             changes = self.level_change_blocks,
@@ -177,6 +183,9 @@ impl MultiresResult {
             mcu = rate(&self.multi),
             speedup = self.uniform.0 / self.multi.0,
             cells = self.uniform.2 as f64 / self.multi.2 as f64,
+            ratio = rate(&self.uniform) / rate(&self.multi),
+            ne = self.n_same_cells,
+            ratio_same = rate(&self.uniform_same_cells) / rate(&self.multi),
         )
     }
 
@@ -189,15 +198,18 @@ impl MultiresResult {
                               "blocks_per_level": self.multi_blocks_per_level,
                               "level_change_blocks": self.level_change_blocks },
             "speedup": self.uniform.0 / self.multi.0,
+            "uniform_same_cells": { "n": self.n_same_cells, "wall_s": self.uniform_same_cells.0,
+                                    "steps": self.uniform_same_cells.1, "cell_updates": self.uniform_same_cells.2 },
         })
     }
 }
 
 pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
-    let radius = n as f64 / 16.0;
     // The front of a 1 m / 0.1 m dam break runs at about 2.5 m/s.
-    let t_end = (n as f64 / 4.0) / 2.5;
-    let time = |levels: usize| -> Result<(Timing, Vec<usize>, usize)> {
+    let t_end_of = |n: usize| (n as f64 / 4.0) / 2.5;
+    let t_end = t_end_of(n);
+    let time = |n: usize, levels: usize| -> Result<(Timing, Vec<usize>, usize)> {
+        let (radius, t_end) = (n as f64 / 16.0, t_end_of(n));
         let model = model_of(&dam_break_toml(n, n, radius, levels))?;
         let mut sim = Simulation::new(gpu, &model)?;
         warm_up(gpu);
@@ -211,13 +223,18 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
             changes.count(),
         ))
     };
-    let (uniform, _, _) = time(1)?;
-    let (multi, multi_blocks_per_level, level_change_blocks) = time(3)?;
+    let (uniform, _, _) = time(n, 1)?;
+    let (multi, multi_blocks_per_level, level_change_blocks) = time(n, 3)?;
+    let cells: usize = multi_blocks_per_level.iter().sum::<usize>() * 256;
+    let n_same_cells = ((cells as f64).sqrt() / 16.0).round().max(1.0) as usize * 16;
+    let (uniform_same_cells, _, _) = time(n_same_cells, 1)?;
     Ok(MultiresResult {
         n,
         t_end,
         uniform,
         multi,
+        n_same_cells,
+        uniform_same_cells,
         multi_blocks_per_level,
         level_change_blocks,
     })
