@@ -81,7 +81,7 @@ struct Params {
     border_blocks: u32, // blocks from own_blocks on are ghosts (copies from other ranks)
     arrival_depth: f32, // depth (m) at which a cell counts as reached by the flood
     rain_count: u32,
-    regular_blocks: u32, // internal blocks of CLASS_REGULAR
+    regular_blocks: u32, // internal blocks of CLASS_REGULAR; 0: every internal block is CLASS_LEVELS
 }
 
 // What the host changes between submissions.
@@ -107,7 +107,7 @@ struct Sim {
     dispatched: u32,    // regular internal blocks launched by the step about to be taken
     all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
     dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
-    scan_count: atomic<u32>,  // active internal blocks found by the dry-map
+    scan_count: atomic<u32>,  // regular internal blocks the dry-map launches
     list_count: u32,    // length of the internal active list the next step uses
     dt_cfl: f32,        // last CFL-limited step
     done: u32,          // 1 when the clock sits on the target
@@ -173,8 +173,9 @@ struct BcDef {
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;
 // Indirect dispatch arguments: workgroups of the stage kernels on regular internal blocks
-// [0..3), on border blocks [3..6), on internal blocks with a level change [6..9). In a group of its own, bound only for the kernels that finalise
-// a step: a buffer may not be storage and indirect argument within one dispatch.
+// [0..3), on border blocks [3..6), on internal blocks with a level change [6..9). In a
+// group of its own, bound only for the kernels that finalise a step: a buffer may not be
+// storage and indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
 
 // The block a stage workgroup computes: the linear-th active block of its class.

@@ -22,7 +22,7 @@ fn scan_blocks(@builtin(global_invocation_id) gid: vec3<u32>) {
     scan_block(gid.x);
 }
 
-// Appends block `b` to the active list when it launches next step.
+// Appends block `b` to its class's active list when it launches next step.
 fn scan_block(b: u32) {
     if (b >= params.own_blocks) {
         return; // ghosts belong to other ranks

@@ -2,9 +2,11 @@
 //!
 //! Each step is three dispatches in one compute pass: `stage1`, `stage2` (indirect, over the
 //! active blocks) and `scan_then_finalize` (the dry-map, then, in its last workgroup, the
-//! clock, next dt and dispatch arguments). Many steps go into one submission; dt never leaves the GPU. The host only
-//! reads a small status record after each submission, through a ring of two mappable
-//! buffers, so the GPU works on the next batch while the host looks at the last one.
+//! clock, next dt and dispatch arguments); a large multi-resolution grid adds
+//! `stage1_levels` and `stage2_levels` for its blocks at a level change. Many steps go into
+//! one submission; dt never leaves the GPU. The host only reads a small status record
+//! after each submission, through a ring of two mappable buffers, so the GPU works on the
+//! next batch while the host looks at the last one.
 
 pub mod kernels;
 pub mod profile;
@@ -206,7 +208,8 @@ struct Buffers {
 pub struct Split {
     pub own: u32,
     pub border: u32,
-    /// Internal blocks without a level change on any side (`CLASS_REGULAR`).
+    /// Internal blocks that run the lean kernels (`CLASS_REGULAR`): those without a level
+    /// change on any side, or none (see `SPLIT_MIN_REGULAR_BLOCKS`).
     pub regular: u32,
 }
 
