@@ -369,7 +369,7 @@ fn run_mpi(
         Ok(())
     })();
     if let Err(e) = result {
-        eprintln!("quadflood: rank {rank} of {size} failed: {e}");
+        say_whole(&format!("quadflood: rank {rank} of {size} failed: {e}"));
         if matches!(e, Error::Diverged(_)) {
             // Every rank learns of an instability in the same step (see solver/ranks.rs):
             // wait for all, so that rank 0 has written the diagnostic map before the abort.
@@ -378,6 +378,14 @@ fn run_mpi(
         comm.abort(e.exit_code());
     }
     Ok(())
+}
+
+/// One line to stderr in one write: a rank's last words, which mpirun forwards while it
+/// prints its own abort notice, must not be split by it (`eprintln!` writes piece by piece).
+#[cfg(feature = "mpi")]
+fn say_whole(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }
 
 /// The scaling benchmark under mpirun.
@@ -406,7 +414,7 @@ fn bench_mpi(
         }
         Ok(None) => Ok(()),
         Err(e) => {
-            eprintln!("quadflood: rank {} failed: {e}", comm.rank());
+            say_whole(&format!("quadflood: rank {} failed: {e}", comm.rank()));
             comm.abort(e.exit_code())
         }
     }

@@ -2,6 +2,7 @@
 //! entry point of `shaders::SOLVER`.
 
 use crate::gpu::{shaders, Gpu};
+use std::sync::{Arc, OnceLock};
 
 /// Binding numbers, as declared in `shaders/common.wgsl`.
 pub mod binding {
@@ -59,15 +60,33 @@ pub struct Kernels {
     /// Group 1: the indirect dispatch arguments, for the kernels that finalise a step.
     pub dispatch_layout: wgpu::BindGroupLayout,
     pub init_speeds: wgpu::ComputePipeline,
-    /// The stages on regular internal blocks, and on internal blocks at a level change.
-    pub stage1: wgpu::ComputePipeline,
-    pub stage2: wgpu::ComputePipeline,
-    pub stage1_levels: wgpu::ComputePipeline,
-    pub stage2_levels: wgpu::ComputePipeline,
     pub scan_blocks: wgpu::ComputePipeline,
     pub finalize_step: wgpu::ComputePipeline,
     /// `scan_blocks` then `finalize_step` in one dispatch, for the steps of a run.
     pub scan_then_finalize: wgpu::ComputePipeline,
+    pipeline_layout: wgpu::PipelineLayout,
+    /// The stages on regular internal blocks and on internal blocks at a level change,
+    /// each pair compiled when a grid first needs it: the stage kernels are most of the
+    /// start-up, and a grid needs one pair or the other, rarely both. Shared by clones.
+    regular: Arc<OnceLock<StagePair>>,
+    levels: Arc<OnceLock<StagePair>>,
+}
+
+/// Stage 1 and stage 2 of one class of blocks.
+pub struct StagePair {
+    pub stage1: wgpu::ComputePipeline,
+    pub stage2: wgpu::ComputePipeline,
+}
+
+impl StagePair {
+    /// The pipeline of RK stage 1 or 2.
+    pub fn stage(&self, stage: u32) -> &wgpu::ComputePipeline {
+        if stage == 1 {
+            &self.stage1
+        } else {
+            &self.stage2
+        }
+    }
 }
 
 impl Kernels {
@@ -128,16 +147,44 @@ impl Kernels {
         let pipeline = |entry: &str| pipeline_in(entry, &pipeline_layout);
         Kernels {
             init_speeds: pipeline("init_speeds"),
-            stage1: pipeline("stage1"),
-            stage2: pipeline("stage2"),
-            stage1_levels: pipeline("stage1_levels"),
-            stage2_levels: pipeline("stage2_levels"),
             scan_blocks: pipeline("scan_blocks"),
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
+            pipeline_layout,
+            regular: Default::default(),
+            levels: Default::default(),
             layout,
             dispatch_layout,
             module,
+        }
+    }
+
+    /// The stages of regular internal blocks (`stage1`, `stage2`).
+    pub fn regular(&self, gpu: &Gpu) -> &StagePair {
+        self.regular.get_or_init(|| self.stage_pair(gpu, ""))
+    }
+
+    /// The stages of internal blocks at a level change (`stage1_levels`, `stage2_levels`).
+    pub fn levels(&self, gpu: &Gpu) -> &StagePair {
+        self.levels.get_or_init(|| self.stage_pair(gpu, "_levels"))
+    }
+
+    fn stage_pair(&self, gpu: &Gpu, suffix: &str) -> StagePair {
+        let pipeline = |stage: u32| {
+            let entry = format!("stage{stage}{suffix}");
+            gpu.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&entry),
+                    layout: Some(&self.pipeline_layout),
+                    module: &self.module,
+                    entry_point: Some(&entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+        };
+        StagePair {
+            stage1: pipeline(1),
+            stage2: pipeline(2),
         }
     }
 }

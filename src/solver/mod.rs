@@ -318,6 +318,13 @@ impl<'g> Simulation<'g> {
         kernels: Kernels,
     ) -> Result<Simulation<'g>> {
         check_size(gpu, model)?;
+        // The stage pipelines this split runs, compiled now rather than in the first batch.
+        if split.regular > 0 {
+            kernels.regular(gpu);
+        }
+        if split.levels() > 0 {
+            kernels.levels(gpu);
+        }
         let nblocks = model.grid.nblocks() as u32;
         let scan_groups = split.own.div_ceil(SCAN_THREADS);
         let (buffers, entries_buffers) = upload(gpu, model, split);
@@ -507,24 +514,26 @@ impl<'g> Simulation<'g> {
     /// the internal blocks of each class that has any.
     fn step_kernels(&self) -> Vec<StepKernel<'_>> {
         let k = &self.kernels;
+        let regular = (self.split.regular > 0).then(|| k.regular(self.gpu));
+        let levels = (self.split.levels() > 0).then(|| k.levels(self.gpu));
         let mut kernels = Vec::with_capacity(5);
-        for (stage, name, regular, name_levels, levels) in [
-            (1, "stage1", &k.stage1, "stage1_levels", &k.stage1_levels),
-            (2, "stage2", &k.stage2, "stage2_levels", &k.stage2_levels),
+        for (stage, name, name_levels) in [
+            (1, "stage1", "stage1_levels"),
+            (2, "stage2", "stage2_levels"),
         ] {
-            if self.split.regular > 0 {
+            if let Some(pair) = regular {
                 kernels.push(StepKernel {
                     name,
                     stage,
-                    pipeline: regular,
+                    pipeline: pair.stage(stage),
                     launch: Launch::Indirect(INTERNAL_ARGS),
                 });
             }
-            if self.split.levels() > 0 {
+            if let Some(pair) = levels {
                 kernels.push(StepKernel {
                     name: name_levels,
                     stage,
-                    pipeline: levels,
+                    pipeline: pair.stage(stage),
                     launch: Launch::Indirect(LEVELS_ARGS),
                 });
             }
