@@ -6,14 +6,24 @@
 //!     cargo run --release --example kernel_stats -- [ADAPTER] [ENTRY...]
 //!
 //! ADAPTER is part of the device name (default: the first device); ENTRY defaults to the
-//! kernels of a step. The SPIR-V comes from naga as wgpu makes it (QUADFLOOD_SOLVER_WGSL
-//! and QUADFLOOD_SHADER_CHECKS=off apply, as in the solver), but through a Vulkan device of
-//! this program's own: wgpu cannot ask the driver for pipeline statistics.
+//! kernels of a step. The SPIR-V comes from naga (QUADFLOOD_SOLVER_WGSL and
+//! QUADFLOOD_SHADER_CHECKS=off apply, as in the solver), through a Vulkan device of this
+//! program's own: wgpu cannot ask the driver for pipeline statistics. Not quite as wgpu
+//! makes it: this writes SPIR-V 1.3 with naga's bounds checks on buffer accesses, where
+//! wgpu on a Vulkan 1.3 device with robustBufferAccess2 (an H100) writes SPIR-V 1.6 and
+//! leaves buffer bounds to the hardware, so the solver's own register counts may differ by
+//! a few. Variants compared with this tool are compared like for like.
 
 use ash::vk;
 use std::ffi::CStr;
 
-const STEP_KERNELS: [&str; 3] = ["stage1", "stage2", "scan_then_finalize"];
+const STEP_KERNELS: [&str; 5] = [
+    "stage1",
+    "stage2",
+    "stage1_levels",
+    "stage2_levels",
+    "scan_then_finalize",
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -45,7 +45,8 @@ const LEVEL_CHANGE_SIDES: u32 = 0xff00u; // the coarser and finer bits together
 // workgroups resident per compute unit: docs/benchmarks.md).
 const CLASS_REGULAR: u32 = 0u;  // internal, every side facing blocks of its own level
 const CLASS_BORDER: u32 = 1u;   // beside another rank's blocks (any levels)
-const CLASS_LEVELS: u32 = 2u;   // internal, with a level change on a side
+const CLASS_LEVELS: u32 = 2u;   // internal, with a level change on a side (every internal
+                                // block when there is no regular class: Params.regular_blocks)
 
 // BcDef.kind
 const BC_WALL: u32 = 0u;
@@ -108,7 +109,7 @@ struct Sim {
     all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
     dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
     scan_count: atomic<u32>,  // regular internal blocks the dry-map launches
-    list_count: u32,    // length of the internal active list the next step uses
+    list_count: u32,    // length of the regular internal active list the next step uses
     dt_cfl: f32,        // last CFL-limited step
     done: u32,          // 1 when the clock sits on the target
     dispatched_border: u32,  // the same three for border blocks

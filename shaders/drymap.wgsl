@@ -1,6 +1,7 @@
 // The dry-map: a block is launched next step when it or any of its 8 neighbours holds
 // water, or when it touches an inflow or stage boundary. Launched blocks are appended to
-// the active list, whose length the step kernel turns into indirect dispatch arguments.
+// their class's active list, whose length the end of the step turns into indirect dispatch
+// arguments.
 // The list order does not matter: each block's result depends only on its inputs.
 
 fn block_is_active(b: u32) -> bool {

@@ -13,7 +13,8 @@
 // `stage1` (U* = U^n + dt L(U^n), into state_b) and
 // `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a), each for one class
 // of blocks (CLASS_* in common.wgsl): plain names for regular blocks, `_levels` for blocks
-// with a level change, `_border` for blocks beside another rank.
+// with a level change (or every internal block, on a grid without a regular class),
+// `_border` for blocks beside another rank.
 
 const X_FACES: u32 = 272u;      // 17 faces per row x 16 rows
 const REGULAR_FACES: u32 = 544u;

@@ -1,14 +1,15 @@
-// The step kernel, run by a single thread after each step: it advances the clock, reduces
-// the blocks' CFL limits to the next global dt (clamped so output times are hit exactly),
-// evaluates the forcing series for the next step and writes the indirect dispatch
-// arguments. Nothing here goes back to the host.
+// The end of a step, by one workgroup (the last one of scan_then_finalize, or
+// finalize_step on its own): it advances the clock, reduces the blocks' CFL limits to the
+// next global dt (clamped so output times are hit exactly), evaluates the forcing series
+// for the next step and writes the indirect dispatch arguments. Nothing here goes back to
+// the host.
 
 const MAX_GROUPS_X: u32 = 65535u;
 
 // The clock's part of the end of a step, by one thread: the clock advanced by `dt` (> 0:
 // a step ran; < 0: the initial scan ran, nothing to advance; 0: an idle step), the active
 // counts and CFL minimum collected, and the next dt. Returns the next dt and the time it
-// starts from (as one f32, for the forcing series). Every field is
+// starts from (as one f32, for the forcing series). The clock and counter fields are
 // loaded first and stored last, so that the trips to memory overlap instead of queueing
 // one behind another.
 fn end_step(dt: f32) -> vec2<f32> {
@@ -107,16 +108,21 @@ fn finalize_step(@builtin(local_invocation_index) lid: u32) {
 var<workgroup> wg_groups_before: u32;
 
 // The dry-map and the end of the step in one dispatch, one block per thread: the last
-// workgroup to finish its blocks sees every other's appends (each releases them with its
-// storage barrier before it counts itself done) and finalises the step. One kernel fewer
-// per step saves the host a dispatch to record and the GPU a kernel boundary.
+// workgroup to finish its blocks finalises the step. It reads only the list counts, which
+// are atomics, and the lists themselves are read by later dispatches. Each workgroup's
+// count additions must reach memory before it counts itself done: naga writes
+// storageBarrier as a SPIR-V barrier with device memory scope and acquire-release
+// semantics, which orders them (WGSL itself promises ordering only within a workgroup;
+// a new backend should pass tests/drymap.rs before it is trusted with this kernel; else
+// run scan_blocks and finalize_step as two dispatches). One kernel fewer per step saves
+// the host a dispatch to record and the GPU a kernel boundary.
 @compute @workgroup_size(FINALIZE_THREADS)
 fn scan_then_finalize(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    if (sim.dt > 0.0) {
+    if (sim.dt != 0.0) {
         scan_block(gid.x); // an idle step (dt = 0) changed no wet flag: nothing to scan
     }
     storageBarrier();

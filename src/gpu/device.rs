@@ -19,7 +19,7 @@ plus libvulkan1). Check with `quadflood info`; WGPU_BACKEND=vulkan|metal|dx12 na
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     // wgpu checks indirect dispatch arguments with an extra pass before every indirect
-    // dispatch. Ours come from finalize_step, which bounds them by construction, and the
+    // dispatch. Ours come from the end of each step, which bounds them by construction, and the
     // check would double the dispatches of every step. WGPU_VALIDATION_INDIRECT_CALL=1 brings
     // it back.
     desc.flags

@@ -72,8 +72,13 @@ mod tests {
             "init_speeds",
             "stage1",
             "stage2",
+            "stage1_levels",
+            "stage2_levels",
+            "stage1_border",
+            "stage2_border",
             "scan_blocks",
             "finalize_step",
+            "scan_then_finalize",
         ] {
             assert!(names.contains(&expected), "missing entry point {expected}");
         }

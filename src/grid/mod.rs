@@ -39,6 +39,8 @@ pub const BLOCK_ON_EDGE: u32 = 2;
 /// Static, so the kernels never look up a neighbour's level.
 pub const COARSER_SIDES_SHIFT: u32 = 8;
 pub const FINER_SIDES_SHIFT: u32 = 12;
+/// The coarser and finer bits together.
+pub const LEVEL_CHANGE_SIDES: u32 = 0xff00;
 
 /// One block as the kernels see it.
 #[repr(C)]
@@ -54,7 +56,7 @@ pub struct BlockInfo {
 impl BlockInfo {
     /// A side faces a block of another level: the block needs the multi-resolution code.
     pub fn has_level_change(&self) -> bool {
-        self.flags >> COARSER_SIDES_SHIFT & 0xff != 0
+        self.flags & LEVEL_CHANGE_SIDES != 0
     }
 }
 

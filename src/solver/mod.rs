@@ -2,8 +2,9 @@
 //!
 //! Each step is three dispatches in one compute pass: `stage1`, `stage2` (indirect, over the
 //! active blocks) and `scan_then_finalize` (the dry-map, then, in its last workgroup, the
-//! clock, next dt and dispatch arguments); a large multi-resolution grid adds
-//! `stage1_levels` and `stage2_levels` for its blocks at a level change. Many steps go into
+//! clock, next dt and dispatch arguments); the stages run as one dispatch per class of
+//! internal block that has blocks (`stage1`, `stage2` for regular ones, `stage1_levels`,
+//! `stage2_levels` for those at a level change; see `Split`). Many steps go into
 //! one submission; dt never leaves the GPU. The host only reads a small status record
 //! after each submission, through a ring of two mappable buffers, so the GPU works on the
 //! next batch while the host looks at the last one.
@@ -35,7 +36,7 @@ const INF_BITS: u32 = 0x7f80_0000;
 /// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on regular
 /// internal blocks, border blocks and internal blocks with a level change (see `dispatch`
 /// in `shaders/common.wgsl`).
-const INTERNAL_ARGS: u64 = 0;
+const REGULAR_ARGS: u64 = 0;
 pub(crate) const BORDER_ARGS: u64 = 12;
 pub(crate) const LEVELS_ARGS: u64 = 24;
 /// Threads of the dry-map and finalize kernels (`FINALIZE_THREADS` in `shaders/timestep.wgsl`).
@@ -89,11 +90,11 @@ enum Launch {
     Groups(u32),
 }
 
-/// One dispatch of a step: the entry point's name, the RK stage it computes (0: neither),
-/// its pipeline and launch.
+/// One dispatch of a step: the entry point's name, the RK stage it computes (None for the
+/// step's end), its pipeline and launch.
 struct StepKernel<'k> {
     name: &'static str,
-    stage: u32,
+    stage: Option<u32>,
     pipeline: &'k wgpu::ComputePipeline,
     launch: Launch,
 }
@@ -230,10 +231,15 @@ impl Split {
             .filter(|b| b.has_level_change())
             .count() as u32;
         let internal = own - border;
+        let by_size = levels == 0 || internal - levels >= SPLIT_MIN_REGULAR_BLOCKS;
         let split = match std::env::var("QUADFLOOD_LEVEL_CLASSES").as_deref() {
             Ok("one") => levels == 0,
             Ok("split") => true,
-            _ => levels == 0 || internal - levels >= SPLIT_MIN_REGULAR_BLOCKS,
+            Ok(other) => {
+                eprintln!("quadflood: QUADFLOOD_LEVEL_CLASSES={other} is neither `split` nor `one`: ignored");
+                by_size
+            }
+            Err(_) => by_size,
         };
         Split {
             own,
@@ -248,8 +254,9 @@ impl Split {
         info.has_level_change() || self.regular == 0
     }
 
-    /// Internal blocks with a level change (`CLASS_LEVELS`).
-    pub fn levels(&self) -> u32 {
+    /// Internal blocks that run the `_levels` kernels (`CLASS_LEVELS`): those with a level
+    /// change, or all of them when there is no regular class.
+    pub fn levels_class(&self) -> u32 {
         self.own - self.border - self.regular
     }
 }
@@ -322,7 +329,7 @@ impl<'g> Simulation<'g> {
         if split.regular > 0 {
             kernels.regular(gpu);
         }
-        if split.levels() > 0 {
+        if split.levels_class() > 0 {
             kernels.levels(gpu);
         }
         let nblocks = model.grid.nblocks() as u32;
@@ -426,7 +433,7 @@ impl<'g> Simulation<'g> {
         self.refresh_status()
     }
 
-    /// Overwrites the GPU's CFL minimum (f32 bits of min dx / speed), before finalize_step.
+    /// Overwrites the GPU's CFL minimum (f32 bits of min dx / speed), before the step ends.
     pub(crate) fn set_dt_min(&self, bits: u32) {
         let offset = std::mem::offset_of!(SimRecord, dt_min_bits) as u64;
         self.gpu
@@ -515,7 +522,7 @@ impl<'g> Simulation<'g> {
     fn step_kernels(&self) -> Vec<StepKernel<'_>> {
         let k = &self.kernels;
         let regular = (self.split.regular > 0).then(|| k.regular(self.gpu));
-        let levels = (self.split.levels() > 0).then(|| k.levels(self.gpu));
+        let levels = (self.split.levels_class() > 0).then(|| k.levels(self.gpu));
         let mut kernels = Vec::with_capacity(5);
         for (stage, name, name_levels) in [
             (1, "stage1", "stage1_levels"),
@@ -524,15 +531,15 @@ impl<'g> Simulation<'g> {
             if let Some(pair) = regular {
                 kernels.push(StepKernel {
                     name,
-                    stage,
+                    stage: Some(stage),
                     pipeline: pair.stage(stage),
-                    launch: Launch::Indirect(INTERNAL_ARGS),
+                    launch: Launch::Indirect(REGULAR_ARGS),
                 });
             }
             if let Some(pair) = levels {
                 kernels.push(StepKernel {
                     name: name_levels,
-                    stage,
+                    stage: Some(stage),
                     pipeline: pair.stage(stage),
                     launch: Launch::Indirect(LEVELS_ARGS),
                 });
@@ -540,7 +547,7 @@ impl<'g> Simulation<'g> {
         }
         kernels.push(StepKernel {
             name: "scan_then_finalize",
-            stage: 0,
+            stage: None,
             pipeline: &k.scan_then_finalize,
             launch: Launch::Groups(self.scan_groups),
         });
@@ -550,7 +557,11 @@ impl<'g> Simulation<'g> {
     /// Stage `stage`'s kernels over internal blocks: regular ones, then those at a level
     /// change.
     pub(crate) fn dispatch_internal(&self, pass: &mut wgpu::ComputePass, stage: u32) {
-        for kernel in self.step_kernels().iter().filter(|k| k.stage == stage) {
+        for kernel in self
+            .step_kernels()
+            .iter()
+            .filter(|k| k.stage == Some(stage))
+        {
             self.dispatch(pass, kernel);
         }
     }
@@ -1187,5 +1198,22 @@ impl Stepper for Simulation<'_> {
     }
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SCAN_THREADS;
+    use crate::gpu::shaders;
+
+    /// The host sizes the dry-map's dispatch with SCAN_THREADS blocks per workgroup: a
+    /// shader with other workgroups would leave blocks unscanned, without any error.
+    #[test]
+    fn the_dry_map_kernels_have_the_workgroups_the_host_counts_on() {
+        let module = shaders::validate("solver", shaders::SOLVER).unwrap();
+        for name in ["scan_blocks", "scan_then_finalize", "finalize_step"] {
+            let entry = module.entry_points.iter().find(|e| e.name == name).unwrap();
+            assert_eq!(entry.workgroup_size, [SCAN_THREADS, 1, 1], "{name}");
+        }
     }
 }
