@@ -1203,8 +1203,60 @@ impl Stepper for Simulation<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::SCAN_THREADS;
+    use super::{active_lists, Split, SCAN_THREADS};
     use crate::gpu::shaders;
+    use crate::grid::{BlockGrid, COARSER_SIDES_SHIFT, FINER_SIDES_SHIFT};
+
+    /// A uniform grid of `side`² blocks, every tenth of them flagged as facing another
+    /// level (alternately coarser and finer).
+    fn grid_with_level_changes(side: usize) -> BlockGrid {
+        let mut grid = BlockGrid::uniform(16 * side, 16 * side);
+        for (k, b) in grid.blocks.iter_mut().step_by(10).enumerate() {
+            let shift = if k % 2 == 0 {
+                COARSER_SIDES_SHIFT
+            } else {
+                FINER_SIDES_SHIFT
+            };
+            b.flags |= 1 << shift;
+        }
+        grid
+    }
+
+    /// The list of every internal block that steps launching all blocks read: regular
+    /// blocks first, then those at a level change, each in block order, after the two
+    /// regions the dry-map fills.
+    #[test]
+    fn a_large_grid_lists_its_internal_blocks_by_class() {
+        let grid = grid_with_level_changes(144);
+        let nb = grid.nblocks();
+        let (own, border) = (nb as u32, 100u32);
+        let split = Split::new(&grid, own, border);
+        let changes: Vec<u32> = (border..own).filter(|b| b % 10 == 0).collect();
+        assert_eq!(split.levels_class() as usize, changes.len());
+        let lists = active_lists(&grid, split);
+        assert_eq!(lists.len(), 3 * nb);
+        let (regular, levels) =
+            lists[2 * nb..3 * nb - border as usize].split_at(split.regular as usize);
+        assert_eq!(levels, &changes[..]);
+        let expected: Vec<u32> = (border..own).filter(|b| b % 10 != 0).collect();
+        assert_eq!(regular, &expected[..]);
+    }
+
+    /// Below SPLIT_MIN_REGULAR_BLOCKS a grid with level changes has no regular class:
+    /// every internal block is listed for the `_levels` kernels, in block order.
+    #[test]
+    fn a_small_grid_runs_every_internal_block_with_the_level_code() {
+        let grid = grid_with_level_changes(20);
+        let nb = grid.nblocks();
+        let split = Split::new(&grid, nb as u32, 7);
+        assert_eq!((split.regular, split.levels_class()), (0, nb as u32 - 7));
+        let lists = active_lists(&grid, split);
+        let all: Vec<u32> = (7..nb as u32).collect();
+        assert_eq!(&lists[2 * nb..3 * nb - 7], &all[..]);
+        let uniform = BlockGrid::uniform(16 * 20, 16 * 20);
+        let split = Split::new(&uniform, nb as u32, 7);
+        assert_eq!((split.regular, split.levels_class()), (nb as u32 - 7, 0));
+    }
 
     /// The host sizes the dry-map's dispatch with SCAN_THREADS blocks per workgroup: a
     /// shader with other workgroups would leave blocks unscanned, without any error.
