@@ -598,8 +598,8 @@ fn split_flow(q_in: f32) -> vec2<f32> {
     return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
 }
 
-// `kind` picks the class of blocks (CLASS_*): the kernel of regular blocks has no multi-resolution
-// code, since their geometry has no level change (see set_geometry).
+// `kind` picks the class of blocks (CLASS_*): the kernel of regular blocks has no
+// multi-resolution code, since their geometry has no level change (see set_geometry).
 fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     let tid = ids.tid;
     let lid = ids.lid;

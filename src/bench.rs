@@ -225,7 +225,7 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
     };
     let (uniform, _, _) = time(n, 1)?;
     let (multi, multi_blocks_per_level, level_change_blocks) = time(n, 3)?;
-    let cells: usize = multi_blocks_per_level.iter().sum::<usize>() * 256;
+    let cells = multi_blocks_per_level.iter().sum::<usize>() * crate::grid::CELLS_PER_BLOCK;
     let n_same_cells = ((cells as f64).sqrt() / 16.0).round().max(1.0) as usize * 16;
     let (uniform_same_cells, _, _) = time(n_same_cells, 1)?;
     Ok(MultiresResult {
@@ -420,12 +420,11 @@ impl<'g> CopyKernel<'g> {
                 },
             ],
         });
-        let groups = (bytes / 16).div_ceil(256) as u32;
         CopyKernel {
             gpu,
             pipeline,
             bind_group,
-            groups: (groups.min(65535), groups.div_ceil(65535)),
+            groups: crate::solver::grid_2d((bytes / 16).div_ceil(256) as u32),
             _buffers: [src, dst],
         }
     }

@@ -73,19 +73,12 @@ pub struct Kernels {
 }
 
 /// Stage 1 and stage 2 of one class of blocks.
-pub struct StagePair {
-    pub stage1: wgpu::ComputePipeline,
-    pub stage2: wgpu::ComputePipeline,
-}
+pub struct StagePair([wgpu::ComputePipeline; 2]);
 
 impl StagePair {
     /// The pipeline of RK stage 1 or 2.
     pub fn stage(&self, stage: u32) -> &wgpu::ComputePipeline {
-        if stage == 1 {
-            &self.stage1
-        } else {
-            &self.stage2
-        }
+        &self.0[stage as usize - 1]
     }
 }
 
@@ -182,10 +175,7 @@ impl Kernels {
                     cache: None,
                 })
         };
-        StagePair {
-            stage1: pipeline(1),
-            stage2: pipeline(2),
-        }
+        StagePair([pipeline(1), pipeline(2)])
     }
 }
 

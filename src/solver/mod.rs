@@ -92,11 +92,43 @@ enum Launch {
 
 /// One dispatch of a step: the entry point's name, the RK stage it computes (None for the
 /// step's end), its pipeline and launch.
-struct StepKernel<'k> {
+struct StepKernel {
     name: &'static str,
     stage: Option<u32>,
-    pipeline: &'k wgpu::ComputePipeline,
+    pipeline: wgpu::ComputePipeline,
     launch: Launch,
+}
+
+/// The dispatches of one step for `split`, in order: each stage over the internal blocks
+/// of each class that has any, then the dry-map and the step's end. Building it compiles
+/// the stage pipelines the split runs, before the time loop.
+fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<StepKernel> {
+    let regular = (split.regular > 0).then(|| k.regular(gpu));
+    let levels = (split.levels_class() > 0).then(|| k.levels(gpu));
+    let mut kernels = Vec::with_capacity(5);
+    for stage in [1, 2] {
+        let classes = [
+            (regular, ["stage1", "stage2"], REGULAR_ARGS),
+            (levels, ["stage1_levels", "stage2_levels"], LEVELS_ARGS),
+        ];
+        for (pair, names, args) in classes {
+            if let Some(pair) = pair {
+                kernels.push(StepKernel {
+                    name: names[stage as usize - 1],
+                    stage: Some(stage),
+                    pipeline: pair.stage(stage).clone(),
+                    launch: Launch::Indirect(args),
+                });
+            }
+        }
+    }
+    kernels.push(StepKernel {
+        name: "scan_then_finalize",
+        stage: None,
+        pipeline: k.scan_then_finalize.clone(),
+        launch: Launch::Groups(scan_groups),
+    });
+    kernels
 }
 
 /// Mirror of `Sim` in `shaders/common.wgsl`.
@@ -287,6 +319,8 @@ pub struct Simulation<'g> {
     nblocks: u32,
     split: Split,
     scan_groups: u32,
+    /// The dispatches of each step, in order.
+    steps: Vec<StepKernel>,
     /// Continuing from a checkpoint.
     resumed: bool,
     status: Status,
@@ -325,13 +359,6 @@ impl<'g> Simulation<'g> {
         kernels: Kernels,
     ) -> Result<Simulation<'g>> {
         check_size(gpu, model)?;
-        // The stage pipelines this split runs, compiled now rather than in the first batch.
-        if split.regular > 0 {
-            kernels.regular(gpu);
-        }
-        if split.levels_class() > 0 {
-            kernels.levels(gpu);
-        }
         let nblocks = model.grid.nblocks() as u32;
         let scan_groups = split.own.div_ceil(SCAN_THREADS);
         let (buffers, entries_buffers) = upload(gpu, model, split);
@@ -364,8 +391,10 @@ impl<'g> Simulation<'g> {
                 mapped_at_creation: false,
             })
         };
+        let steps = step_kernels(gpu, &kernels, split, scan_groups);
         let sim = Simulation {
             gpu,
+            steps,
             kernels,
             bind_group,
             dispatch_group,
@@ -500,7 +529,7 @@ impl<'g> Simulation<'g> {
     /// Times every kernel from now on, where the adapter has timestamp queries (false
     /// otherwise). Each kernel then runs in a compute pass of its own.
     pub fn enable_profiling(&mut self) -> bool {
-        let names = self.step_kernels().iter().map(|k| k.name).collect();
+        let names = self.steps.iter().map(|k| k.name).collect();
         self.profiler = profile::Profiler::new(self.gpu, self.ring.len(), names);
         self.profiler.is_some()
     }
@@ -517,57 +546,16 @@ impl<'g> Simulation<'g> {
         self.profiler.as_ref().map(|p| p.profile())
     }
 
-    /// The kernels of a step in order, each with its name and launch: each stage over
-    /// the internal blocks of each class that has any.
-    fn step_kernels(&self) -> Vec<StepKernel<'_>> {
-        let k = &self.kernels;
-        let regular = (self.split.regular > 0).then(|| k.regular(self.gpu));
-        let levels = (self.split.levels_class() > 0).then(|| k.levels(self.gpu));
-        let mut kernels = Vec::with_capacity(5);
-        for (stage, name, name_levels) in [
-            (1, "stage1", "stage1_levels"),
-            (2, "stage2", "stage2_levels"),
-        ] {
-            if let Some(pair) = regular {
-                kernels.push(StepKernel {
-                    name,
-                    stage: Some(stage),
-                    pipeline: pair.stage(stage),
-                    launch: Launch::Indirect(REGULAR_ARGS),
-                });
-            }
-            if let Some(pair) = levels {
-                kernels.push(StepKernel {
-                    name: name_levels,
-                    stage: Some(stage),
-                    pipeline: pair.stage(stage),
-                    launch: Launch::Indirect(LEVELS_ARGS),
-                });
-            }
-        }
-        kernels.push(StepKernel {
-            name: "scan_then_finalize",
-            stage: None,
-            pipeline: &k.scan_then_finalize,
-            launch: Launch::Groups(self.scan_groups),
-        });
-        kernels
-    }
-
     /// Stage `stage`'s kernels over internal blocks: regular ones, then those at a level
     /// change.
     pub(crate) fn dispatch_internal(&self, pass: &mut wgpu::ComputePass, stage: u32) {
-        for kernel in self
-            .step_kernels()
-            .iter()
-            .filter(|k| k.stage == Some(stage))
-        {
+        for kernel in self.steps.iter().filter(|k| k.stage == Some(stage)) {
             self.dispatch(pass, kernel);
         }
     }
 
     fn dispatch(&self, pass: &mut wgpu::ComputePass, kernel: &StepKernel) {
-        pass.set_pipeline(kernel.pipeline);
+        pass.set_pipeline(&kernel.pipeline);
         match kernel.launch {
             Launch::Indirect(offset) => {
                 pass.dispatch_workgroups_indirect(&self.buffers.dispatch, offset)
@@ -589,10 +577,9 @@ impl<'g> Simulation<'g> {
 
     /// `n` steps in one compute pass.
     fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
-        let kernels = self.step_kernels();
         let mut pass = self.begin_pass(encoder, &Default::default());
         for _ in 0..n {
-            for kernel in &kernels {
+            for kernel in &self.steps {
                 self.dispatch(&mut pass, kernel);
             }
         }
@@ -606,9 +593,8 @@ impl<'g> Simulation<'g> {
         n: u32,
         slot: usize,
     ) {
-        let kernels = self.step_kernels();
         for step in 0..n {
-            for (k, kernel) in kernels.iter().enumerate() {
+            for (k, kernel) in self.steps.iter().enumerate() {
                 let desc = wgpu::ComputePassDescriptor {
                     label: Some(kernel.name),
                     timestamp_writes: p.writes(slot, step, k),
@@ -852,7 +838,8 @@ fn sum_volumes(v: &[[f32; 4]]) -> (f64, f64) {
     })
 }
 
-fn grid_2d(count: u32) -> (u32, u32) {
+/// Workgroups for `count` blocks as (x, y), x at most MAX_GROUPS_X.
+pub(crate) fn grid_2d(count: u32) -> (u32, u32) {
     (count.min(MAX_GROUPS_X), count.div_ceil(MAX_GROUPS_X))
 }
 
@@ -935,7 +922,7 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         all_active: 1,
         dispatched: split.regular,
         dispatched_border: split.border,
-        dispatched_levels: split.own - split.border - split.regular,
+        dispatched_levels: split.levels_class(),
         dt_min_bits: INF_BITS,
         dt_cfl,
         ..Default::default()
