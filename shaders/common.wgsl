@@ -13,6 +13,7 @@ const INF_BITS: u32 = 0x7f800000u;  // bit pattern of +inf; positive floats orde
 // reconstruction turns a bed this high into a wall, so such cells need no special case.
 const WALL_BED: f32 = 1.0e6;
 const WALL_BED_TEST: f32 = 5.0e5;
+const FRICTION_PER_CELL: u32 = 0x80000000u; // never set in a non-negative f32
 // A wave speed (m/s) no flood reaches (sqrt(g h) is 313 m/s in 10 km of water): beyond it
 // the run has blown up, even before anything overflows to infinity or NaN.
 const MAX_WAVE_SPEED: f32 = 1.0e4;
@@ -142,8 +143,11 @@ struct BcDef {
 // Cell state (h, hu, hv, z): the step's start U^n, and the stage-1 result U*.
 @group(0) @binding(3) var<storage, read_write> state_a: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> state_b: array<vec4<f32>>;
-// g * n^2 per cell, precomputed so the friction term costs one multiply.
-@group(0) @binding(5) var<storage, read> friction: array<f32>;
+// g * n^2, precomputed so the friction term costs one multiply. [0, nblocks): per block,
+// the f32 bits of the value all its cells share, or FRICTION_PER_CELL | the entry where
+// its 256 cells' own values start. Most blocks lie in one land use, so most cells cost
+// no friction memory and no load.
+@group(0) @binding(5) var<storage, read> friction: array<u32>;
 @group(0) @binding(6) var<storage, read> blocks: array<BlockInfo>;
 @group(0) @binding(7) var<storage, read> neighbours: array<u32>;
 // [0, nblocks): 1 if the block holds water; [nblocks, 2 nblocks): 1 if launched this step.

@@ -446,6 +446,15 @@ fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> v
     return vec4<f32>(h, hu, hv, u.w);
 }
 
+// g n^2 of cell `tid` of block b (see `friction` in common.wgsl).
+fn friction_of(b: u32, tid: u32) -> f32 {
+    let code = friction[b];
+    if ((code & FRICTION_PER_CELL) == 0u) {
+        return bitcast<f32>(code);
+    }
+    return bitcast<f32>(friction[(code & ~FRICTION_PER_CELL) + tid]);
+}
+
 // Depth rate (m/s) the block's sources add to cell `tid` in this stage.
 fn source_rate(b: u32, tid: u32, stage: u32) -> f32 {
     let span = sources[b];
@@ -683,7 +692,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         } else {
             rate = inflow_rate(b, tid, stage);
         }
-        next = advance_cell(own, out, dt, rate, friction[cell]);
+        next = advance_cell(own, out, dt, rate, friction_of(b, tid));
         if (stage == 2u) {
             next = 0.5 * (state_a[cell] + next);
             next.w = own.w;

@@ -33,6 +33,7 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
 const INF_BITS: u32 = 0x7f80_0000;
+const FRICTION_PER_CELL: u32 = 0x8000_0000;
 /// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on regular
 /// internal blocks, border blocks and internal blocks with a level change (see `dispatch`
 /// in `shaders/common.wgsl`).
@@ -937,8 +938,6 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     let state: Vec<[f32; 4]> = (0..grid.stored_cells())
         .map(|k| [model.depth[k], model.hu[k], model.hv[k], model.bed[k]])
         .collect();
-    let g = model.numerics.gravity as f32;
-    let gn2: Vec<f32> = model.manning.iter().map(|n| g * n * n).collect();
     let (meta, pts) = pack_series(model);
     let (t_hi, t_lo) = initial_record(model, split).clock();
     let (maxima, arrival) = initial_maxima(model);
@@ -962,7 +961,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("sim", &[initial_record(model, split)], storage),
         gpu.buffer_with("state_a", &state, storage),
         gpu.buffer_with("state_b", &state, storage),
-        gpu.buffer_with("friction", &gn2, storage),
+        gpu.buffer_with("friction", &friction_table(model), storage),
         gpu.buffer_with("blocks", &grid.blocks, storage),
         gpu.buffer_with("neighbours", &grid.neighbours, storage),
         gpu.buffer_with("block_flags", &initial_flags(model, split), storage),
@@ -991,6 +990,45 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         all: Vec::new(),
     };
     (buffers, all)
+}
+
+/// The `friction` table the stage kernel reads (see `shaders/common.wgsl`): g n² per block
+/// where its cells share one value (cells outside the domain never use theirs), else per
+/// cell. QUADFLOOD_FRICTION=per-cell stores every block's cells, for measuring what the
+/// per-block values save.
+fn friction_table(model: &Model) -> Vec<u32> {
+    let per_cell = match std::env::var("QUADFLOOD_FRICTION").as_deref() {
+        Ok("per-cell") => true,
+        Ok(other) => {
+            eprintln!("quadflood: QUADFLOOD_FRICTION={other} is not `per-cell`: ignored");
+            false
+        }
+        Err(_) => false,
+    };
+    friction_entries(model, per_cell)
+}
+
+fn friction_entries(model: &Model, per_cell_everywhere: bool) -> Vec<u32> {
+    let g = model.numerics.gravity as f32;
+    let gn2 = |c: usize| (g * model.manning[c] * model.manning[c]).to_bits();
+    let nb = model.grid.nblocks();
+    let mut per_cell = Vec::new();
+    let mut table: Vec<u32> = (0..nb)
+        .map(|b| {
+            let cells = b * CELLS_PER_BLOCK..(b + 1) * CELLS_PER_BLOCK;
+            let mut inside = cells.clone().filter(|&c| model.is_valid(c)).map(gn2);
+            let first = inside.next().unwrap_or(0);
+            if !per_cell_everywhere && inside.all(|v| v == first) {
+                return first;
+            }
+            let at = nb + per_cell.len();
+            per_cell.extend(cells.map(gn2));
+            // Within the 2 GiB binding that check_size enforces, so below the flag bit.
+            FRICTION_PER_CELL | at as u32
+        })
+        .collect();
+    table.append(&mut per_cell);
+    table
 }
 
 /// The boundary conditions, then one entry per rain series with its share of the domain:
@@ -1190,8 +1228,9 @@ impl Stepper for Simulation<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{active_lists, Split, SCAN_THREADS};
+    use super::{active_lists, friction_entries, Split, FRICTION_PER_CELL, SCAN_THREADS};
     use crate::gpu::shaders;
+    use crate::grid::CELLS_PER_BLOCK;
     use crate::grid::{BlockGrid, COARSER_SIDES_SHIFT, FINER_SIDES_SHIFT};
 
     /// A uniform grid of `side`² blocks, every tenth of them flagged as facing another
@@ -1253,6 +1292,49 @@ mod tests {
         for name in ["scan_blocks", "scan_then_finalize", "finalize_step"] {
             let entry = module.entry_points.iter().find(|e| e.name == name).unwrap();
             assert_eq!(entry.workgroup_size, [SCAN_THREADS, 1, 1], "{name}");
+        }
+    }
+
+    /// g n² of cell `tid` of block `b`, read as `friction_of` in flux.wgsl reads it.
+    fn decode_friction(table: &[u32], b: usize, tid: usize) -> f32 {
+        let code = table[b];
+        if code & FRICTION_PER_CELL == 0 {
+            return f32::from_bits(code);
+        }
+        f32::from_bits(table[(code & !FRICTION_PER_CELL) as usize + tid])
+    }
+
+    /// Blocks whose domain cells share one n hold it once (whatever their padding holds);
+    /// others hold every cell's; every domain cell reads back its own g n².
+    #[test]
+    fn friction_is_stored_per_block_where_the_block_is_uniform() {
+        let mut model = crate::bench::dam_break_model(40, 40);
+        let nb = model.grid.nblocks();
+        assert_eq!(nb, 9);
+        let padded = (0..nb)
+            .find(|&b| (b * CELLS_PER_BLOCK..(b + 1) * CELLS_PER_BLOCK).any(|c| !model.is_valid(c)))
+            .unwrap();
+        let mixed = (padded + 1) % nb;
+        for c in 0..model.manning.len() {
+            let b = c / CELLS_PER_BLOCK;
+            model.manning[c] = match () {
+                _ if !model.is_valid(c) => 0.5,
+                _ if b == mixed => 0.02 + 0.001 * (c % 7) as f32,
+                _ => 0.03,
+            };
+        }
+        let g = model.numerics.gravity as f32;
+        for everywhere in [false, true] {
+            let table = friction_entries(&model, everywhere);
+            let stored_blocks = if everywhere { nb } else { 1 };
+            assert_eq!(table.len(), nb + stored_blocks * CELLS_PER_BLOCK);
+            assert_eq!(table[padded] & FRICTION_PER_CELL != 0, everywhere);
+            assert!(table[mixed] & FRICTION_PER_CELL != 0);
+            for c in (0..model.manning.len()).filter(|&c| model.is_valid(c)) {
+                let (b, tid) = (c / CELLS_PER_BLOCK, c % CELLS_PER_BLOCK);
+                let n = model.manning[c];
+                assert_eq!(decode_friction(&table, b, tid), g * n * n, "cell {c}");
+            }
         }
     }
 }
