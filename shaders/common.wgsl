@@ -84,6 +84,8 @@ struct Params {
     arrival_depth: f32, // depth (m) at which a cell counts as reached by the flood
     rain_count: u32,
     regular_blocks: u32, // internal blocks of CLASS_REGULAR; 0: every internal block is CLASS_LEVELS
+    peak_origin: f32,   // time code of the maxima: (t - peak_origin) * peak_rate, rounded
+    peak_rate: f32,
 }
 
 // What the host changes between submissions.
@@ -165,10 +167,15 @@ struct BcDef {
 @group(0) @binding(14) var<storage, read_write> forcing: array<vec2<f32>>;
 // Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
 @group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
-// Per cell over the run: (max depth, max speed, max depth x speed, time of max depth).
-@group(0) @binding(16) var<storage, read_write> maxima: array<vec4<f32>>;
-// Per cell: time the depth first reached params.arrival_depth; < 0 while never.
-@group(0) @binding(17) var<storage, read_write> arrival: array<f32>;
+// Per cell over the run (src/scenario/maxima.rs): max depth; max speed and max depth x
+// speed as two f16; time codes of the max depth (low half) and of the arrival, when the
+// depth first reached params.arrival_depth (high half; NEVER_CODE while never).
+struct Peak {
+    depth: f32,
+    speed_hazard: u32,
+    times: u32,
+}
+@group(0) @binding(16) var<storage, read_write> maxima: array<Peak>;
 // Sources inside the domain, and rain. [0, nblocks): per block (first entry, entry count,
 // the wave speed its sources' peak discharges impose on dt as f32 bits, rain code);
 // then entries (cell in block, series, depth rate per m³/s as f32 bits, share of the
@@ -176,7 +183,7 @@ struct BcDef {
 // (cell in block | LEVEL_ENTRY, level series, 0, 0); then the rain series of each cell of the
 // blocks whose cells differ (four cells to an entry). A rain code is the series raining
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
-@group(0) @binding(18) var<storage, read> sources: array<vec4<u32>>;
+@group(0) @binding(17) var<storage, read> sources: array<vec4<u32>>;
 // Indirect dispatch arguments: workgroups of the stage kernels on regular internal blocks
 // [0..3), on border blocks [3..6), on internal blocks with a level change [6..9). In a
 // group of its own, bound only for the kernels that finalise a step: a buffer may not be

@@ -531,23 +531,36 @@ fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
     return q;
 }
 
-// The run's maxima at the end of a step (time in f32: a few ms over days is plenty).
+const NEVER_CODE: u32 = 0xffffu;
+const LAST_CODE: f32 = 65534.0;
+const F16_MAX: f32 = 65504.0;
+
+// The time code of time t (f32: a few ms over days is plenty).
+fn peak_code(t: f32) -> u32 {
+    return u32(clamp(round((t - params.peak_origin) * params.peak_rate), 0.0, LAST_CODE));
+}
+
+// The run's maxima at the end of a step, stored only where one grew: most steps of a
+// receding flood change none.
 fn track_maxima(cell: u32, s: vec4<f32>) {
     let t = sim.t_hi + sim.t_lo + sim.dt;
-    var m = maxima[cell];
+    let m = maxima[cell];
     var speed = 0.0;
     if (s.x > params.dry_depth) {
         speed = sqrt(s.y * s.y + s.z * s.z) / s.x;
     }
-    if (s.x > m.x) {
-        m.x = s.x;
-        m.w = t;
+    let deeper = s.x > m.depth;
+    var times = m.times;
+    if (deeper) {
+        times = (times & 0xffff0000u) | peak_code(t);
     }
-    m.y = max(m.y, speed);
-    m.z = max(m.z, s.x * speed);
-    maxima[cell] = m;
-    if (s.x >= params.arrival_depth && arrival[cell] < 0.0) {
-        arrival[cell] = t;
+    if (s.x >= params.arrival_depth && (times >> 16u) == NEVER_CODE) {
+        times = (times & 0xffffu) | (peak_code(t) << 16u);
+    }
+    let peaks = min(vec2<f32>(speed, s.x * speed), vec2<f32>(F16_MAX));
+    let speed_hazard = pack2x16float(max(unpack2x16float(m.speed_hazard), peaks));
+    if (deeper || times != m.times || speed_hazard != m.speed_hazard) {
+        maxima[cell] = Peak(max(s.x, m.depth), speed_hazard, times);
     }
 }
 

@@ -18,8 +18,11 @@ pub struct BenchResult {
     pub cell_updates_per_s: f64,
     /// Host time per step recording commands, and inside queue.submit.
     pub record_us_per_step: f64,
-    /// GPU memory the simulation holds, per domain cell (maxima off).
+    /// Whether the timed run tracked the run's maxima (as scenario runs do by default).
+    pub maxima: bool,
+    /// GPU memory the simulation holds, per domain cell, with the maxima off and on.
     pub gpu_bytes_per_cell: f64,
+    pub gpu_bytes_per_cell_maxima: f64,
     pub submit_us_per_step: f64,
     pub copy_bytes_per_s: f64,
     pub effective_bytes_per_s: f64,
@@ -46,6 +49,8 @@ impl BenchResult {
             "copy_bytes_per_s": self.copy_bytes_per_s,
             "effective_over_copy": self.ratio(),
             "gpu_bytes_per_cell": self.gpu_bytes_per_cell,
+            "gpu_bytes_per_cell_maxima": self.gpu_bytes_per_cell_maxima,
+            "maxima_tracked": self.maxima,
             "adapter": self.adapter,
         })
     }
@@ -53,19 +58,20 @@ impl BenchResult {
     pub fn report(&self) -> String {
         format!(
             "adapter              {}\n\
-             grid                 {nx}x{ny} ({cells} cells), {steps} steps in {s:.3} s\n\
+             grid                 {nx}x{ny} ({cells} cells), {steps} steps in {s:.3} s{tracked}\n\
              cell updates/s       {cu:.3e}\n\
              host time per step   {record:.2} us recording + {submit:.2} us in queue.submit\n\
              effective bandwidth  {eff:.1} GB/s at {b} B per cell update\n\
              copy bandwidth       {copy:.1} GB/s (read + write, same device)\n\
              effective / copy     {ratio:.3}\n\
-             GPU memory per cell  {mem:.1} B (maxima off)",
+             GPU memory per cell  {mem:.1} B (maxima off), {mem_max:.1} B with maxima",
             self.adapter,
             nx = self.nx,
             ny = self.ny,
             cells = self.nx * self.ny,
             steps = self.steps,
             s = self.seconds,
+            tracked = if self.maxima { ", maxima tracked" } else { "" },
             cu = self.cell_updates_per_s,
             record = self.record_us_per_step,
             submit = self.submit_us_per_step,
@@ -74,6 +80,7 @@ impl BenchResult {
             copy = self.copy_bytes_per_s / 1e9,
             ratio = self.ratio(),
             mem = self.gpu_bytes_per_cell,
+            mem_max = self.gpu_bytes_per_cell_maxima,
         )
     }
 }
@@ -240,9 +247,11 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
     })
 }
 
-/// Times `steps` steps after a warm-up, and the copy kernel on a buffer of the state's size.
-pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
-    let model = dam_break_model(nx, ny);
+/// Times `steps` steps after a warm-up, with or without the run's maxima tracked, and the
+/// copy kernel on a buffer of the state's size.
+pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<BenchResult> {
+    let mut model = dam_break_model(nx, ny);
+    model.numerics.track_maxima = maxima;
     let mut sim = Simulation::new(gpu, &model)?;
     warm_up(gpu);
     sim.run_steps(10.min(steps))?;
@@ -256,11 +265,21 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
     let host_steps = (sim.host_steps - host_before.2).max(1) as f64;
     let record_us_per_step = 1e6 * (sim.host_record_s - host_before.0) / host_steps;
     let submit_us_per_step = 1e6 * (sim.host_submit_s - host_before.1) / host_steps;
+    let cells = (nx * ny) as f64;
+    let timed = sim.gpu_bytes() as f64 / cells;
+    drop(sim);
+    let other = memory_with_maxima(gpu, &model, !maxima)? as f64 / cells;
+    let (gpu_bytes_per_cell, gpu_bytes_per_cell_maxima) = if maxima {
+        (other, timed)
+    } else {
+        (timed, other)
+    };
     let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let cell_updates_per_s = updates / seconds;
-    let gpu_bytes_per_cell = sim.gpu_bytes() as f64 / (nx * ny) as f64;
     Ok(BenchResult {
+        maxima,
         gpu_bytes_per_cell,
+        gpu_bytes_per_cell_maxima,
         nx,
         ny,
         steps: after.steps - before.steps,
@@ -272,6 +291,13 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<BenchResult> {
         effective_bytes_per_s: cell_updates_per_s * MIN_BYTES_PER_CELL_UPDATE as f64,
         adapter: gpu.describe(),
     })
+}
+
+/// GPU memory of a simulation of the model with the maxima tracked or not.
+fn memory_with_maxima(gpu: &Gpu, model: &Model, maxima: bool) -> Result<u64> {
+    let mut other = model.clone();
+    other.numerics.track_maxima = maxima;
+    Ok(Simulation::new(gpu, &other)?.gpu_bytes())
 }
 
 /// How the water of the wet-fraction sweep behaves.

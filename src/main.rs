@@ -97,6 +97,9 @@ enum Command {
         /// Then time every kernel with GPU timestamps, in a second run of the same steps.
         #[arg(long)]
         profile: bool,
+        /// Track the run's maxima while timing, as scenario runs do by default.
+        #[arg(long)]
+        maxima: bool,
         /// Then time dam breaks onto dry ground with 10%, 50% and 100% of the domain wet.
         #[arg(long)]
         wet_sweep: bool,
@@ -258,6 +261,7 @@ fn dispatch(command: Command) -> Result<()> {
             profile,
             wet_sweep,
             split,
+            maxima,
         } => {
             if let Some(k) = split {
                 let gpu = Gpu::open(adapter.as_deref())?;
@@ -277,7 +281,7 @@ fn dispatch(command: Command) -> Result<()> {
             }
             let gpu = Gpu::open(adapter.as_deref())?;
             let n = n.unwrap_or_else(|| bench::default_n(&gpu));
-            let result = bench::run(&gpu, n, ny.unwrap_or(n), steps)?;
+            let result = bench::run(&gpu, n, ny.unwrap_or(n), steps, maxima)?;
             println!("{}", result.report());
             let mut figures = result.to_json();
             if profile {

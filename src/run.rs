@@ -245,12 +245,9 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         a.write(&dir.join("flood.gif")).map_err(Error::Io)?;
     }
     let max_depth = if model.numerics.track_maxima {
-        let maxima = outputs::Maxima {
-            peaks: grid.from_storage(&snapshot.resume.maxima),
-            arrival: grid.from_storage(&snapshot.resume.arrival),
-        };
-        outputs::write_maxima(dir, model, &files.maps, &maxima).map_err(|e| io_err(dir, e))?;
-        let max_depth: Vec<f32> = maxima.peaks.iter().map(|p| p[0]).collect();
+        let peaks = grid.from_storage(&snapshot.resume.maxima);
+        outputs::write_maxima(dir, model, &files.maps, &peaks).map_err(|e| io_err(dir, e))?;
+        let max_depth: Vec<f32> = peaks.iter().map(|p| p.depth).collect();
         if model.write_png {
             outputs::write_depth_png(
                 dir,

@@ -3,16 +3,19 @@
 //!
 //! Layout: the magic line, a JSON header line, then little-endian arrays in global storage
 //! layout: state (h, hu, hv, bed) per stored cell, edge volumes per block, then, when the
-//! run tracks them, maxima per cell and arrival time per cell.
+//! run tracks them, the maxima per cell (12 bytes, `scenario::maxima`), whose time codes
+//! follow the clock named in the header.
 
 use crate::error::InputError;
+use crate::scenario::maxima::{Peak, PeakClock};
 use crate::scenario::model::{Model, Resume};
 use crate::solver::Snapshot;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "quadflood checkpoint 1";
+const MAGIC_STEM: &str = "quadflood checkpoint";
+const MAGIC: &str = "quadflood checkpoint 2";
 
 /// A fingerprint of the grid and domain, so a checkpoint is never applied to another grid.
 fn fingerprint(model: &Model) -> String {
@@ -53,7 +56,8 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot) -> std::io::Result<()> {
         "cell_updates": r.cell_updates,
         "rain_hi": r.rain.0,
         "rain_lo": r.rain.1,
-        "maxima": !r.arrival.is_empty(),
+        "maxima": !r.maxima.is_empty(),
+        "peak_clock": [model.peak_clock.origin, model.peak_clock.quantum],
     });
     let tmp = path.with_extension("qfck.tmp");
     let written = (|| {
@@ -63,7 +67,6 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot) -> std::io::Result<()> {
         f.write_all(bytemuck::cast_slice(&s.state))?;
         f.write_all(bytemuck::cast_slice(&r.block_volume))?;
         f.write_all(bytemuck::cast_slice(&r.maxima))?;
-        f.write_all(bytemuck::cast_slice(&r.arrival))?;
         f.into_inner().map_err(|e| e.into_error())?.sync_all()
     })();
     if let Err(e) = written {
@@ -84,7 +87,13 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<(), InputError> {
     f.read_line(&mut line)
         .map_err(|e| fail(format!("cannot read: {e}")))?;
     if line.trim_end() != MAGIC {
-        return Err(fail("not a quadflood checkpoint (bad first line)".into()));
+        return Err(fail(match line.strip_prefix(MAGIC_STEM) {
+            Some(version) => format!(
+                "written by another version of quadflood (format {}; this one reads {MAGIC})",
+                version.trim()
+            ),
+            None => "not a quadflood checkpoint (bad first line)".into(),
+        }));
     }
     line.clear();
     f.read_line(&mut line)
@@ -108,13 +117,10 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<(), InputError> {
     };
     let state: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&read(16 * cells)?);
     let block_volume: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&read(16 * nb)?);
-    let (maxima, arrival) = if tracked {
-        (
-            bytemuck::pod_collect_to_vec(&read(16 * cells)?),
-            bytemuck::pod_collect_to_vec(&read(4 * cells)?),
-        )
+    let maxima: Vec<Peak> = if tracked {
+        bytemuck::pod_collect_to_vec(&read(std::mem::size_of::<Peak>() * cells)?)
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
     if model.numerics.track_maxima && !tracked {
         return Err(fail(
@@ -138,12 +144,11 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<(), InputError> {
         rain: (f32_of("rain_hi")?, f32_of("rain_lo")?),
         block_volume,
         maxima: if model.numerics.track_maxima {
-            maxima
-        } else {
-            Vec::new()
-        },
-        arrival: if model.numerics.track_maxima {
-            arrival
+            on_clock(
+                maxima,
+                &peak_clock_of(&h).ok_or_else(|| fail("header lacks peak_clock".into()))?,
+                &model.peak_clock,
+            )
         } else {
             Vec::new()
         },
@@ -192,4 +197,19 @@ pub fn prune(dir: &Path, keep: usize) -> std::io::Result<()> {
         std::fs::remove_file(p)?;
     }
     Ok(())
+}
+
+fn peak_clock_of(header: &serde_json::Value) -> Option<PeakClock> {
+    Some(PeakClock {
+        origin: header["peak_clock"][0].as_f64()?,
+        quantum: header["peak_clock"][1].as_f64()?,
+    })
+}
+
+/// The maxima's time codes on the restarted scenario's clock: its end may have moved.
+fn on_clock(maxima: Vec<Peak>, from: &PeakClock, to: &PeakClock) -> Vec<Peak> {
+    if from == to {
+        return maxima;
+    }
+    maxima.iter().map(|p| p.on_clock(from, to)).collect()
 }

@@ -4,6 +4,7 @@
 
 use crate::io::ascii_grid::{write_ascii_grid, Raster};
 use crate::io::quicklook::{write_quicklook, QuickLook};
+use crate::scenario::maxima::Peak;
 use crate::scenario::model::{Model, RasterFormat, WALL_BED};
 use crate::solver::Fields;
 use std::fs::File;
@@ -133,32 +134,23 @@ pub fn write_rasters(
     Ok(written)
 }
 
-/// The run's maxima, finest level: (max depth, max speed, max depth x speed, time of max
-/// depth) and the arrival time (< 0 where the flood never came).
-pub struct Maxima {
-    pub peaks: Vec<[f32; 4]>,
-    pub arrival: Vec<f32>,
-}
-
-/// Maps of the run's maxima and arrival time; returns the files written.
+/// Maps of the run's maxima (finest level) and arrival time; returns the files written.
 pub fn write_maxima(
     dir: &Path,
     model: &Model,
     maps: &Maps,
-    m: &Maxima,
+    peaks: &[Peak],
 ) -> std::io::Result<Vec<PathBuf>> {
-    let peak = |k: usize| move |c: usize| Some(m.peaks[c][k] as f64);
-    let wet_at = |c: usize| m.arrival[c] >= 0.0;
+    let clock = &model.peak_clock;
+    let arrival = |c: usize| peaks[c].arrival(clock);
     Ok(vec![
-        maps.write(dir, model, "max_depth", peak(0))?,
-        maps.write(dir, model, "max_speed", peak(1))?,
-        maps.write(dir, model, "max_hazard", peak(2))?,
+        maps.write(dir, model, "max_depth", |c| Some(peaks[c].depth as f64))?,
+        maps.write(dir, model, "max_speed", |c| Some(peaks[c].speed() as f64))?,
+        maps.write(dir, model, "max_hazard", |c| Some(peaks[c].hazard() as f64))?,
         maps.write(dir, model, "time_of_max_depth", |c| {
-            wet_at(c).then(|| m.peaks[c][3] as f64)
+            arrival(c).map(|_| peaks[c].time_of_max_depth(clock))
         })?,
-        maps.write(dir, model, "arrival_time", |c| {
-            wet_at(c).then(|| m.arrival[c] as f64)
-        })?,
+        maps.write(dir, model, "arrival_time", arrival)?,
     ])
 }
 

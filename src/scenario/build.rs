@@ -249,6 +249,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         numerics,
         t_start: spec.time.start,
         t_end: spec.time.end,
+        peak_clock: super::maxima::PeakClock::new(spec.time.start, spec.time.end),
         output_times,
         gauge_times,
         write_rasters: spec.output.rasters,

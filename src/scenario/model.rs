@@ -1,6 +1,7 @@
 //! A scenario made concrete: every field on the grid, every boundary and series, ready to
 //! upload. The solver knows only this; the TOML format is the scenario module's business.
 
+use super::maxima::{Peak, PeakClock};
 use crate::grid::BlockGrid;
 use bytemuck::{Pod, Zeroable};
 
@@ -136,9 +137,8 @@ pub struct Resume {
     pub rain: (f32, f32),
     /// Per global block: volume in and out through the domain edge (double-f32 pairs).
     pub block_volume: Vec<[f32; 4]>,
-    /// Storage layout: (max depth, max speed, max hazard, time of max depth); arrival time.
-    pub maxima: Vec<[f32; 4]>,
-    pub arrival: Vec<f32>,
+    /// Per stored cell (storage layout); empty when the run tracks no maxima.
+    pub maxima: Vec<Peak>,
 }
 
 /// Where rain falls: a series per stored cell (uniform rain, or rain zones).
@@ -215,6 +215,9 @@ pub struct Model {
     pub numerics: Numerics,
     pub t_start: f64,
     pub t_end: f64,
+    /// The clock of the maxima's times: the scenario's start to its end (a restart keeps
+    /// it).
+    pub peak_clock: PeakClock,
     pub output_times: Vec<f64>,
     pub gauge_times: Vec<f64>,
     pub write_rasters: bool,
@@ -308,7 +311,6 @@ impl Model {
     /// The model one rank runs: the given blocks (global ids, in local order) on `grid`.
     pub fn localize(&self, global: &[u32], grid: BlockGrid) -> Model {
         let pick = |field: &[f32]| -> Vec<f32> { pick_blocks(field, global) };
-        let pick_cells = |field: &[[f32; 4]]| -> Vec<[f32; 4]> { pick_blocks(field, global) };
         Model {
             name: self.name.clone(),
             grid,
@@ -338,6 +340,7 @@ impl Model {
             numerics: self.numerics.clone(),
             t_start: self.t_start,
             t_end: self.t_end,
+            peak_clock: self.peak_clock,
             output_times: self.output_times.clone(),
             gauge_times: self.gauge_times.clone(),
             write_rasters: self.write_rasters,
@@ -348,8 +351,11 @@ impl Model {
             raster_format: self.raster_format,
             resume: self.resume.as_ref().map(|r| Resume {
                 block_volume: global.iter().map(|&g| r.block_volume[g as usize]).collect(),
-                maxima: pick_cells(&r.maxima),
-                arrival: pick(&r.arrival),
+                maxima: if r.maxima.is_empty() {
+                    Vec::new()
+                } else {
+                    pick_blocks(&r.maxima, global)
+                },
                 ..r.clone()
             }),
         }

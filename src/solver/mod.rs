@@ -16,6 +16,7 @@ pub mod ranks;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{CELLS_PER_BLOCK, NONE};
+use crate::scenario::maxima::Peak;
 use crate::scenario::model::{BcDef, BcKind, Limiter, Model, Resume};
 use bytemuck::{Pod, Zeroable};
 use kernels::{binding, Kernels};
@@ -73,6 +74,9 @@ struct Params {
     arrival_depth: f32,
     rain_count: u32,
     regular_blocks: u32,
+    /// The maxima's time codes: (t - peak_origin) * peak_rate (see scenario::maxima).
+    peak_origin: f32,
+    peak_rate: f32,
 }
 
 #[repr(C)]
@@ -231,7 +235,6 @@ struct Buffers {
     dispatch: wgpu::Buffer,
     block_volume: wgpu::Buffer,
     maxima: wgpu::Buffer,
-    arrival: wgpu::Buffer,
     /// Every buffer of the bind group, in binding order.
     all: Vec<wgpu::Buffer>,
 }
@@ -764,7 +767,7 @@ impl<'g> Simulation<'g> {
         let own = self.split.own as usize;
         let cells = own * CELLS_PER_BLOCK;
         let r: SimRecord = self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0];
-        let tracked = self.buffers.arrival.size() as usize >= cells * 4;
+        let tracked = self.buffers.maxima.size() as usize >= cells * size_of::<Peak>();
         Snapshot {
             state: self.gpu.read_buffer(&self.buffers.state_a, 0, cells),
             resume: Resume {
@@ -776,11 +779,6 @@ impl<'g> Simulation<'g> {
                 block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
                 maxima: if tracked {
                     self.gpu.read_buffer(&self.buffers.maxima, 0, cells)
-                } else {
-                    Vec::new()
-                },
-                arrival: if tracked {
-                    self.gpu.read_buffer(&self.buffers.arrival, 0, cells)
                 } else {
                     Vec::new()
                 },
@@ -898,6 +896,8 @@ fn params_of(model: &Model, split: Split) -> Params {
         arrival_depth: n.arrival_depth as f32,
         rain_count: model.rain.weights.len() as u32,
         regular_blocks: split.regular,
+        peak_origin: model.peak_clock.origin as f32,
+        peak_rate: (1.0 / model.peak_clock.quantum) as f32,
     }
 }
 
@@ -940,7 +940,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         .collect();
     let (meta, pts) = pack_series(model);
     let (t_hi, t_lo) = initial_record(model, split).clock();
-    let (maxima, arrival) = initial_maxima(model);
+    let maxima = initial_maxima(model);
     let block_volume = match &model.resume {
         Some(r) => r.block_volume.clone(),
         None => vec![[0.0f32; 4]; nb],
@@ -973,7 +973,6 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("forcing", &vec![[0.0f32; 2]; model.series.len()], storage),
         gpu.buffer_with("block_volume", &block_volume, storage),
         gpu.buffer_with("maxima", &maxima, storage),
-        gpu.buffer_with("arrival", &arrival, storage),
         gpu.buffer_with("sources", &source_table(model), storage),
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
@@ -986,7 +985,6 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         dispatch,
         block_volume: pick(binding::BLOCK_VOLUME),
         maxima: pick(binding::MAXIMA),
-        arrival: pick(binding::ARRIVAL),
         all: Vec::new(),
     };
     (buffers, all)
@@ -1113,18 +1111,18 @@ fn source_speed(rate: f64, width: f64, g: f64) -> f64 {
 }
 
 /// The run's maxima so far: from the checkpoint on a restart, else the initial state's.
-/// A run that tracks none gets one-element placeholders (bindings cannot be empty).
-fn initial_maxima(model: &Model) -> (Vec<[f32; 4]>, Vec<f32>) {
+/// A run that tracks none gets a one-element placeholder (bindings cannot be empty).
+fn initial_maxima(model: &Model) -> Vec<Peak> {
     if !model.numerics.track_maxima {
-        return (vec![[0.0; 4]], vec![0.0]);
+        return vec![Peak::default()];
     }
     if let Some(r) = &model.resume {
-        return (r.maxima.clone(), r.arrival.clone());
+        return r.maxima.clone();
     }
     let dry = model.numerics.dry_depth as f32;
-    let t = model.t_start as f32;
+    let code = model.peak_clock.code(model.t_start);
     let reached = model.numerics.arrival_depth as f32;
-    let maxima = (0..model.depth.len())
+    (0..model.depth.len())
         .map(|k| {
             let h = model.depth[k];
             let speed = if h > dry {
@@ -1132,15 +1130,9 @@ fn initial_maxima(model: &Model) -> (Vec<[f32; 4]>, Vec<f32>) {
             } else {
                 0.0
             };
-            [h, speed, h * speed, t]
+            Peak::initial(h, speed, code, h >= reached)
         })
-        .collect();
-    let arrival = model
-        .depth
-        .iter()
-        .map(|&h| if h >= reached { t } else { -1.0 })
-        .collect();
-    (maxima, arrival)
+        .collect()
 }
 
 /// Wet and launched flags: own blocks get theirs from the first scan; ghosts are wet if any

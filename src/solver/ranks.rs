@@ -484,15 +484,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let mine = self.sim.read_snapshot();
         let state = self.gather_blocks(mine.state, CELLS_PER_BLOCK);
         let block_volume = self.gather_blocks(mine.resume.block_volume, 1);
-        let tracked = !mine.resume.arrival.is_empty();
+        let tracked = !mine.resume.maxima.is_empty();
         let maxima = tracked.then(|| self.gather_blocks(mine.resume.maxima, CELLS_PER_BLOCK));
-        let arrival = tracked.then(|| self.gather_blocks(mine.resume.arrival, CELLS_PER_BLOCK));
         Some(Snapshot {
             state: state?,
             resume: Resume {
                 block_volume: block_volume?,
                 maxima: maxima.map_or(Some(Vec::new()), |m| m)?,
-                arrival: arrival.map_or(Some(Vec::new()), |a| a)?,
                 ..mine.resume
             },
         })

@@ -15,7 +15,10 @@ use crate::grid::CELLS_PER_BLOCK;
 use crate::partition::balance::{self, Settings, Window};
 use crate::partition::local::{holders, LocalGrid};
 use crate::partition::{order, Partition};
+use crate::scenario::maxima::Peak;
 use crate::scenario::model::{Model, Resume};
+
+const PEAK_BYTES: usize = std::mem::size_of::<Peak>();
 use crate::solver::{SimRecord, Simulation};
 use serde_json::json;
 use std::collections::HashMap;
@@ -178,25 +181,19 @@ impl PassClock {
 struct BlockData {
     state: Vec<[f32; 4]>,
     volume: [f32; 4],
-    maxima: Vec<[f32; 4]>,
-    arrival: Vec<f32>,
+    maxima: Vec<Peak>,
 }
 
 impl BlockData {
     fn of(snapshot: &super::Snapshot, l: usize) -> BlockData {
         let cells = l * CELLS_PER_BLOCK..(l + 1) * CELLS_PER_BLOCK;
         let r = &snapshot.resume;
-        let tracked = !r.arrival.is_empty();
+        let tracked = !r.maxima.is_empty();
         BlockData {
             state: snapshot.state[cells.clone()].to_vec(),
             volume: r.block_volume[l],
             maxima: if tracked {
-                r.maxima[cells.clone()].to_vec()
-            } else {
-                Vec::new()
-            },
-            arrival: if tracked {
-                r.arrival[cells].to_vec()
+                r.maxima[cells].to_vec()
             } else {
                 Vec::new()
             },
@@ -208,7 +205,7 @@ impl BlockData {
         match (owner, tracked) {
             (false, _) => 16 * CELLS_PER_BLOCK,
             (true, false) => 16 * CELLS_PER_BLOCK + 16,
-            (true, true) => 36 * CELLS_PER_BLOCK + 16,
+            (true, true) => (16 + PEAK_BYTES) * CELLS_PER_BLOCK + 16,
         }
     }
 
@@ -217,7 +214,6 @@ impl BlockData {
         if owner {
             out.extend_from_slice(bytemuck::bytes_of(&self.volume));
             out.extend_from_slice(bytemuck::cast_slice(&self.maxima));
-            out.extend_from_slice(bytemuck::cast_slice(&self.arrival));
         }
     }
 
@@ -231,17 +227,14 @@ impl BlockData {
             return BlockData {
                 state: bytemuck::pod_collect_to_vec(state),
                 volume: [0.0; 4],
-                maxima: vec![[0.0; 4]; tracked_cells],
-                arrival: vec![0.0; tracked_cells],
+                maxima: vec![Peak::default(); tracked_cells],
             };
         }
-        let (volume, rest) = rest.split_at(16);
-        let (maxima, arrival) = rest.split_at(16 * tracked_cells);
+        let (volume, maxima) = rest.split_at(16);
         BlockData {
             state: bytemuck::pod_collect_to_vec(state),
             volume: bytemuck::pod_read_unaligned(volume),
-            maxima: bytemuck::pod_collect_to_vec(maxima),
-            arrival: bytemuck::pod_collect_to_vec(arrival),
+            maxima: bytemuck::pod_collect_to_vec(&maxima[..PEAK_BYTES * tracked_cells]),
         }
     }
 }
@@ -409,7 +402,7 @@ impl Ranked<'_, '_> {
         let grid = &self.model.grid;
         let old = self.partition.clone();
         let snapshot = self.sim.read_snapshot();
-        let tracked = !snapshot.resume.arrival.is_empty();
+        let tracked = !snapshot.resume.maxima.is_empty();
         let held = holders(grid, &p);
         // Sends: each own block to every rank that holds it now and did not own it.
         let local = LocalGrid::new(grid, &p, me);
@@ -593,10 +586,6 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
         maxima: blocks
             .iter()
             .flat_map(|b| b.maxima.iter().copied())
-            .collect(),
-        arrival: blocks
-            .iter()
-            .flat_map(|b| b.arrival.iter().copied())
             .collect(),
     };
     m.continue_from(&state, resume);

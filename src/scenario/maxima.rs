@@ -1,0 +1,150 @@
+//! The run's maxima per cell, as the GPU keeps them: 12 bytes a cell (`Peak` in
+//! `shaders/common.wgsl`), so that a run with maxima still fits in 48 bytes of GPU memory
+//! per cell.
+//!
+//! - max depth: f32;
+//! - max speed and max depth × speed: f16 each (3 significant digits, plenty for a map);
+//! - time of max depth and arrival time: 16-bit codes on the run's own clock, 65,534 steps
+//!   from the scenario's start to its end (1.3 s over a day, 13 s over ten days).
+
+use bytemuck::{Pod, Zeroable};
+use half::f16;
+
+/// Arrival code of a cell the flood has not reached.
+pub const NEVER: u32 = 0xffff;
+/// The last time code: the scenario's end.
+const LAST_CODE: u32 = NEVER - 1;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Peak {
+    pub depth: f32,
+    /// Max speed (low half) and max depth × speed (high half), as f16.
+    pub speed_hazard: u32,
+    /// Time codes: time of max depth (low half), arrival time (high half, NEVER if none).
+    pub times: u32,
+}
+
+impl Peak {
+    /// The maxima of a cell at the run's start: its state then, reached if `arrived`.
+    pub fn initial(depth: f32, speed: f32, code: u32, arrived: bool) -> Peak {
+        let arrival = if arrived { code } else { NEVER };
+        Peak {
+            depth,
+            speed_hazard: pack_f16(speed, depth * speed),
+            times: code | arrival << 16,
+        }
+    }
+
+    pub fn speed(&self) -> f32 {
+        f16::from_bits(self.speed_hazard as u16).to_f32()
+    }
+
+    /// Max of depth × speed (m²/s), the usual flood hazard rating's core.
+    pub fn hazard(&self) -> f32 {
+        f16::from_bits((self.speed_hazard >> 16) as u16).to_f32()
+    }
+
+    pub fn time_of_max_depth(&self, clock: &PeakClock) -> f64 {
+        clock.time(self.times & 0xffff)
+    }
+
+    /// When the depth first reached the arrival depth; None where it never did.
+    pub fn arrival(&self, clock: &PeakClock) -> Option<f64> {
+        let code = self.times >> 16;
+        (code != NEVER).then(|| clock.time(code))
+    }
+
+    /// The same record on another clock (a restart whose scenario ends at another time).
+    pub fn on_clock(&self, from: &PeakClock, to: &PeakClock) -> Peak {
+        let max_at = to.code(self.time_of_max_depth(from));
+        let arrival = self.arrival(from).map_or(NEVER, |t| to.code(t));
+        Peak {
+            times: max_at | arrival << 16,
+            ..*self
+        }
+    }
+}
+
+/// Two f16 in one u32, as WGSL's pack2x16float lays them out (the first in the low half).
+fn pack_f16(low: f32, high: f32) -> u32 {
+    let bits = |v: f32| f16::from_f32(v.min(f16::MAX.to_f32())).to_bits() as u32;
+    bits(low) | bits(high) << 16
+}
+
+/// How the 16-bit time codes map to run time: code k is `origin + k * quantum` seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PeakClock {
+    pub origin: f64,
+    pub quantum: f64,
+}
+
+impl PeakClock {
+    /// The clock of a scenario that runs from `start` to `end` (s).
+    pub fn new(start: f64, end: f64) -> PeakClock {
+        let span = end - start;
+        PeakClock {
+            origin: start,
+            quantum: if span > 0.0 {
+                span / LAST_CODE as f64
+            } else {
+                1.0
+            },
+        }
+    }
+
+    /// The nearest code to time t, within the scenario.
+    pub fn code(&self, t: f64) -> u32 {
+        ((t - self.origin) / self.quantum)
+            .round()
+            .clamp(0.0, LAST_CODE as f64) as u32
+    }
+
+    pub fn time(&self, code: u32) -> f64 {
+        self.origin + code as f64 * self.quantum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_come_back_within_half_a_step_of_the_clock() {
+        let clock = PeakClock::new(600.0, 600.0 + 86_400.0);
+        assert!((clock.quantum - 86_400.0 / 65_534.0).abs() < 1e-12);
+        for t in [600.0, 601.0, 43_210.7, 87_000.0] {
+            let back = clock.time(clock.code(t));
+            assert!((back - t).abs() <= clock.quantum / 2.0, "{t} -> {back}");
+        }
+        assert_eq!(clock.code(0.0), 0);
+        assert_eq!(clock.code(1e9), LAST_CODE);
+    }
+
+    #[test]
+    fn a_peak_keeps_speed_and_hazard_to_f16_and_knows_unreached_cells() {
+        let clock = PeakClock::new(0.0, 3600.0);
+        let p = Peak::initial(2.5, 3.25, clock.code(1800.0), true);
+        assert_eq!((p.depth, p.speed(), p.hazard()), (2.5, 3.25, 8.125));
+        assert_eq!(p.time_of_max_depth(&clock), 1800.0 + 0.0 * clock.quantum);
+        assert_eq!(p.arrival(&clock), Some(clock.time(clock.code(1800.0))));
+        let speed = 1.2345f32;
+        let q = Peak::initial(0.001, speed, 0, false);
+        assert!((q.speed() - speed).abs() <= speed * 2f32.powi(-11));
+        assert_eq!(q.arrival(&clock), None);
+        assert_eq!(
+            Peak::initial(1e3, 1e3, 0, false).hazard(),
+            f16::MAX.to_f32()
+        );
+    }
+
+    #[test]
+    fn a_peak_moves_to_a_longer_clock() {
+        let short = PeakClock::new(0.0, 3600.0);
+        let long = PeakClock::new(0.0, 7200.0);
+        let p = Peak::initial(1.0, 0.5, short.code(1000.0), true).on_clock(&short, &long);
+        assert!((p.time_of_max_depth(&long) - 1000.0).abs() <= long.quantum);
+        let never = Peak::initial(0.0, 0.0, 0, false).on_clock(&short, &long);
+        assert_eq!(never.arrival(&long), None);
+    }
+}

@@ -1,0 +1,142 @@
+//! The run's maxima maps against the maps written along the way: the GPU keeps them every
+//! step in 12 bytes a cell (max depth in f32, max speed and hazard in f16, times as 16-bit
+//! codes on the scenario's clock), so each must bound what the output times saw, within
+//! its own precision.
+
+use quadflood::io::ascii_grid::{read_ascii_grid, Raster};
+use std::path::Path;
+
+const END: f64 = 12.0;
+const ARRIVAL_DEPTH: f64 = 0.05;
+
+fn dam_break(dir: &Path) -> std::path::PathBuf {
+    let toml = format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 80
+ny = 40
+
+[terrain]
+type = "expression"
+expression = "0.2*sin(x/5)*cos(y/7)"
+
+[initial]
+water_level = 0.0
+
+[[initial.region]]
+shape = "circle"
+center = [20.0, 20.0]
+radius = 10.0
+water_level = 2.0
+
+[friction]
+manning = 0.02
+
+[time]
+end = {END}
+output_interval = 1.0
+
+[output]
+format = "ascii"
+png = false
+arrival_depth = {ARRIVAL_DEPTH}
+"#
+    );
+    let path = dir.join("maxima.toml");
+    std::fs::write(&path, toml).unwrap();
+    path
+}
+
+fn map(out: &Path, name: &str) -> Raster {
+    read_ascii_grid(&out.join(format!("{name}.asc"))).unwrap()
+}
+
+fn value(r: &Raster, c: usize) -> Option<f64> {
+    let v = r.data[c];
+    (Some(v) != r.nodata).then_some(v)
+}
+
+#[test]
+fn maxima_bound_every_output_and_arrival_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dam_break(dir.path());
+    let out = dir.path().join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let max_depth = map(&out, "max_depth");
+    let max_speed = map(&out, "max_speed");
+    let max_hazard = map(&out, "max_hazard");
+    let arrival = map(&out, "arrival_time");
+    let time_of_max = map(&out, "time_of_max_depth");
+    // Half a time code, and the ASCII maps' decimals on top.
+    let quantum = END / 65534.0;
+    let f16 = 2f64.powi(-11);
+    let mut reached = 0;
+    for k in 1..=END as usize {
+        let t = k as f64;
+        let depth = map(&out, &format!("depth_{t:09.1}s"));
+        let speed = map(&out, &format!("speed_{t:09.1}s"));
+        for c in 0..depth.data.len() {
+            let Some(h) = value(&depth, c) else { continue };
+            let peak = value(&max_depth, c).unwrap();
+            assert!(
+                peak >= h,
+                "cell {c} at t = {t}: max depth {peak} < depth {h}"
+            );
+            let v = value(&speed, c).unwrap();
+            let vmax = value(&max_speed, c).unwrap();
+            assert!(
+                vmax >= v * (1.0 - f16) - 1e-6,
+                "cell {c} at t = {t}: max speed {vmax} < {v}"
+            );
+            let hazard = value(&max_hazard, c).unwrap();
+            assert!(
+                hazard >= h * v * (1.0 - 2.0 * f16) - 1e-6,
+                "cell {c}: hazard {hazard} < {}",
+                h * v
+            );
+            if h >= ARRIVAL_DEPTH {
+                let came = value(&arrival, c).expect("a cell this deep was reached");
+                assert!(
+                    came <= t + quantum,
+                    "cell {c}: arrival {came} after t = {t}"
+                );
+                reached += 1;
+            }
+            if h == peak && h >= ARRIVAL_DEPTH {
+                let at = value(&time_of_max, c).unwrap();
+                assert!(
+                    at <= t + quantum,
+                    "cell {c}: max depth {h} at {at}, seen at t = {t}"
+                );
+            }
+        }
+    }
+    assert!(
+        reached > 1000,
+        "the flood reached only {reached} cell-times"
+    );
+    for c in 0..arrival.data.len() {
+        if let (Some(came), Some(at)) = (value(&arrival, c), value(&time_of_max, c)) {
+            assert!(
+                came <= at + quantum,
+                "cell {c}: arrival {came} after its max depth {at}"
+            );
+            assert!(
+                (0.0..=END + quantum).contains(&at),
+                "cell {c}: max depth at {at}"
+            );
+        }
+    }
+}
