@@ -268,13 +268,13 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<
     let cells = (nx * ny) as f64;
     let timed = sim.gpu_bytes() as f64 / cells;
     drop(sim);
+    let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let other = memory_with_maxima(gpu, &model, !maxima)? as f64 / cells;
     let (gpu_bytes_per_cell, gpu_bytes_per_cell_maxima) = if maxima {
         (other, timed)
     } else {
         (timed, other)
     };
-    let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let cell_updates_per_s = updates / seconds;
     Ok(BenchResult {
         maxima,
@@ -384,6 +384,7 @@ pub fn profile(gpu: &Gpu, nx: usize, ny: usize, steps: u64) -> Result<Option<Pro
 /// Bytes read plus written per second by a vec4 copy kernel over `bytes` of data.
 pub fn copy_bandwidth(gpu: &Gpu, bytes: u64) -> f64 {
     let copy = CopyKernel::new(gpu, bytes);
+    warm_up(gpu);
     copy.run(2);
     let reps = if gpu.is_cpu() { 5 } else { 50 };
     let started = Instant::now();
