@@ -32,6 +32,7 @@ const NB_SLOTS: u32 = 12u;
 const FLAG_SKIP_DRY: u32 = 1u;      // launch only wet blocks and their neighbours
 const FLAG_TRACK_MAX: u32 = 2u;     // keep the run's maxima and arrival time per cell
 const FLAG_VAN_ALBADA: u32 = 4u;    // limiter: van Albada instead of minmod
+const FLAG_END_IN_STAGE2: u32 = 8u; // stage 2's last workgroup ends the step (stage2_then_end)
 
 // BlockInfo.flags
 const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary
@@ -119,7 +120,7 @@ struct Sim {
     scan_count_border: atomic<u32>,
     list_count_border: u32,
     bad_block: atomic<u32>,  // 1 + the highest block that produced NaN or infinity; 0 = none
-    scanned_groups: atomic<u32>, // workgroups of scan_then_finalize done this step
+    scanned_groups: atomic<u32>, // workgroups of scan_then_finalize (or stage2_then_end) done this step
     dispatched_levels: u32,  // the same three for internal blocks with a level change
     scan_count_levels: atomic<u32>,
     list_count_levels: u32,

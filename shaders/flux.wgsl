@@ -11,7 +11,8 @@
 //
 // Entry points: `init_speeds` (wave speeds and wet flags of the initial state),
 // `stage1` (U* = U^n + dt L(U^n), into state_b) and
-// `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a), each for one class
+// `stage2` (U^{n+1} = (U^n + U* + dt L(U*)) / 2, in place in state_a; `stage2_end` also
+// ends the step, on small grids), each for one class
 // of blocks (CLASS_* in common.wgsl): plain names for regular blocks, `_levels` for blocks
 // with a level change (or every internal block, on a grid without a regular class),
 // `_border` for blocks beside another rank.
@@ -777,6 +778,24 @@ fn stage1(ids: Invocation) { run_stage(1u, CLASS_REGULAR, ids); }
 
 @compute @workgroup_size(16, 16)
 fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }
+
+// Stage 2 and, in its last workgroup, the end of the step (FLAG_END_IN_STAGE2): two
+// dispatches a step instead of three, on one-rank grids of one class of blocks.
+fn stage2_then_end(kind: u32, ids: Invocation) {
+    if (ids.tid == 0u) {
+        wg_launched = max(dispatched_in(kind), 1u);
+    }
+    let launched = workgroupUniformLoad(&wg_launched);
+    run_stage(2u, kind, ids);
+    end_in_stage2(ids.tid, ids.wid.x + ids.wid.y * ids.nwg.x, launched, 256u);
+}
+var<workgroup> wg_launched: u32;
+
+@compute @workgroup_size(16, 16)
+fn stage2_end(ids: Invocation) { stage2_then_end(CLASS_REGULAR, ids); }
+
+@compute @workgroup_size(16, 16)
+fn stage2_levels_end(ids: Invocation) { stage2_then_end(CLASS_LEVELS, ids); }
 
 @compute @workgroup_size(16, 16)
 fn stage1_levels(ids: Invocation) { run_stage(1u, CLASS_LEVELS, ids); }

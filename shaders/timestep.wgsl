@@ -75,8 +75,13 @@ fn add_rain() {
     sim.rain_lo = rain.y;
 }
 
-// Workgroups for `count` blocks, from `at` in the dispatch arguments.
-fn set_groups(at: u32, count: u32) {
+// Workgroups for `count` blocks, from `at` in the dispatch arguments. When stage 2 ends
+// the step, a step with no block still launches one workgroup, the one that ends it.
+fn set_groups(at: u32, blocks: u32) {
+    var count = blocks;
+    if ((params.flags & FLAG_END_IN_STAGE2) != 0u) {
+        count = max(count, 1u);
+    }
     dispatch[at] = min(count, MAX_GROUPS_X);
     dispatch[at + 1u] = select(0u, (count + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, count > 0u);
     dispatch[at + 2u] = 1u;
@@ -107,6 +112,23 @@ fn finalize_step(@builtin(local_invocation_index) lid: u32) {
 
 var<workgroup> wg_groups_before: u32;
 
+// Whether this workgroup is the last of `groups` to get here (each counts itself once its
+// storage writes are released by the storage barrier; see scan_then_finalize).
+fn last_to_finish(lid: u32, groups: u32) -> bool {
+    storageBarrier();
+    if (lid == 0u) {
+        wg_groups_before = atomicAdd(&sim.scanned_groups, 1u);
+    }
+    if (workgroupUniformLoad(&wg_groups_before) != groups - 1u) {
+        return false;
+    }
+    storageBarrier();
+    if (lid == 0u) {
+        atomicStore(&sim.scanned_groups, 0u);
+    }
+    return true;
+}
+
 // The dry-map and the end of the step in one dispatch, one block per thread: the last
 // workgroup to finish its blocks finalises the step. It reads only the list counts, which
 // are atomics, and the lists themselves are read by later dispatches. Each workgroup's
@@ -125,23 +147,35 @@ fn scan_then_finalize(
     if (sim.dt != 0.0) {
         scan_block(gid.x); // an idle step (dt = 0) changed no wet flag: nothing to scan
     }
-    storageBarrier();
-    if (lid == 0u) {
-        wg_groups_before = atomicAdd(&sim.scanned_groups, 1u);
+    if (last_to_finish(lid, groups.x)) {
+        finalize(lid);
     }
-    if (workgroupUniformLoad(&wg_groups_before) != groups.x - 1u) {
+}
+
+// The end of a step by the last of stage 2's workgroups (stage2_then_end): the dry-map of
+// every block in its `threads` threads, then the step's end. For grids of a few thousand
+// blocks, where a dispatch of its own costs more than one workgroup's scan.
+fn end_in_stage2(lid: u32, linear: u32, launched: u32, threads: u32) {
+    if (linear >= launched || !last_to_finish(lid, launched)) {
         return;
     }
-    storageBarrier();
-    if (lid == 0u) {
-        atomicStore(&sim.scanned_groups, 0u);
+    if (sim.dt != 0.0) {
+        for (var b = lid; b < params.own_blocks; b += threads) {
+            scan_block(b);
+        }
     }
+    storageBarrier();
     finalize(lid);
 }
 
+// Called by every thread of the workgroup; threads from FINALIZE_THREADS on only keep to
+// its barriers, so that any workgroup size gives the same bits.
 fn finalize(lid: u32) {
     let dt = sim.dt;
-    wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
+    let share = lid < FINALIZE_THREADS;
+    if (share) {
+        wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
+    }
     workgroupBarrier();
     if (lid == 0u) {
         let next = end_step(dt);
@@ -151,11 +185,11 @@ fn finalize(lid: u32) {
     workgroupBarrier();
     let dt_next = wg_dt_next;
     let t0 = wg_t0;
-    for (var s = lid; s < params.n_series; s += FINALIZE_THREADS) {
+    for (var s = lid; share && s < params.n_series; s += FINALIZE_THREADS) {
         forcing[s] = vec2<f32>(series_value(s, t0), series_value(s, t0 + dt_next));
     }
     storageBarrier();
-    for (var k = lid; k < params.rain_count; k += FINALIZE_THREADS) {
+    for (var k = lid; share && k < params.rain_count; k += FINALIZE_THREADS) {
         let r = forcing[bc_defs[params.rain_first + k].series];
         if (r.x > 0.0 || r.y > 0.0) {
             atomicStore(&wg_raining, 1u);

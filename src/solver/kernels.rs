@@ -64,6 +64,8 @@ pub struct Kernels {
     /// `scan_blocks` then `finalize_step` in one dispatch, for the steps of a run.
     pub scan_then_finalize: wgpu::ComputePipeline,
     pipeline_layout: wgpu::PipelineLayout,
+    /// Groups 0 and 1: for the kernels that write the dispatch arguments.
+    finalize_layout: wgpu::PipelineLayout,
     /// The stages on regular internal blocks and on internal blocks at a level change,
     /// each pair compiled when a grid first needs it: the stage kernels are most of the
     /// start-up, and a grid needs one pair or the other, rarely both. Shared by clones.
@@ -143,6 +145,7 @@ impl Kernels {
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
             pipeline_layout,
+            finalize_layout,
             regular: Default::default(),
             levels: Default::default(),
             layout,
@@ -162,19 +165,37 @@ impl Kernels {
     }
 
     fn stage_pair(&self, gpu: &Gpu, suffix: &str) -> StagePair {
-        let pipeline = |stage: u32| {
-            let entry = format!("stage{stage}{suffix}");
-            gpu.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&entry),
-                    layout: Some(&self.pipeline_layout),
-                    module: &self.module,
-                    entry_point: Some(&entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-        };
+        let pipeline =
+            |stage: u32| self.compile(gpu, &format!("stage{stage}{suffix}"), &self.pipeline_layout);
         StagePair([pipeline(1), pipeline(2)])
+    }
+
+    /// Stage 2 that also ends the step (`stage2_end`, `stage2_levels_end`), for the class of
+    /// regular blocks or of blocks at a level change.
+    pub fn stage2_then_end(&self, gpu: &Gpu, levels: bool) -> wgpu::ComputePipeline {
+        let entry = if levels {
+            "stage2_levels_end"
+        } else {
+            "stage2_end"
+        };
+        self.compile(gpu, entry, &self.finalize_layout)
+    }
+
+    fn compile(
+        &self,
+        gpu: &Gpu,
+        entry: &str,
+        layout: &wgpu::PipelineLayout,
+    ) -> wgpu::ComputePipeline {
+        gpu.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(layout),
+                module: &self.module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
     }
 }
 

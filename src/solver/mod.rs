@@ -33,6 +33,7 @@ const MAX_GROUPS_X: u32 = 65535;
 const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
+const FLAG_END_IN_STAGE2: u32 = 8;
 const INF_BITS: u32 = 0x7f80_0000;
 const FRICTION_PER_CELL: u32 = 0x8000_0000;
 /// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on regular
@@ -105,34 +106,45 @@ struct StepKernel {
 }
 
 /// The dispatches of one step for `split`, in order: each stage over the internal blocks
-/// of each class that has any, then the dry-map and the step's end. Building it compiles
-/// the stage pipelines the split runs, before the time loop.
+/// of each class that has any, then the dry-map and the step's end, which on small grids
+/// of one class the last workgroup of stage 2 takes on (`Split::end_in_stage2`). Building
+/// it compiles the stage pipelines the split runs, before the time loop.
 fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<StepKernel> {
     let regular = (split.regular > 0).then(|| k.regular(gpu));
     let levels = (split.levels_class() > 0).then(|| k.levels(gpu));
     let mut kernels = Vec::with_capacity(5);
     for stage in [1, 2] {
         let classes = [
-            (regular, ["stage1", "stage2"], REGULAR_ARGS),
-            (levels, ["stage1_levels", "stage2_levels"], LEVELS_ARGS),
+            (regular, ["stage1", "stage2", "stage2_end"], REGULAR_ARGS),
+            (
+                levels,
+                ["stage1_levels", "stage2_levels", "stage2_levels_end"],
+                LEVELS_ARGS,
+            ),
         ];
         for (pair, names, args) in classes {
-            if let Some(pair) = pair {
-                kernels.push(StepKernel {
-                    name: names[stage as usize - 1],
-                    stage: Some(stage),
-                    pipeline: pair.stage(stage).clone(),
-                    launch: Launch::Indirect(args),
-                });
-            }
+            let Some(pair) = pair else { continue };
+            let (name, pipeline) = if stage == 2 && split.end_in_stage2 {
+                (names[2], k.stage2_then_end(gpu, args == LEVELS_ARGS))
+            } else {
+                (names[stage as usize - 1], pair.stage(stage).clone())
+            };
+            kernels.push(StepKernel {
+                name,
+                stage: Some(stage),
+                pipeline,
+                launch: Launch::Indirect(args),
+            });
         }
     }
-    kernels.push(StepKernel {
-        name: "scan_then_finalize",
-        stage: None,
-        pipeline: k.scan_then_finalize.clone(),
-        launch: Launch::Groups(scan_groups),
-    });
+    if !split.end_in_stage2 {
+        kernels.push(StepKernel {
+            name: "scan_then_finalize",
+            stage: None,
+            pipeline: k.scan_then_finalize.clone(),
+            launch: Launch::Groups(scan_groups),
+        });
+    }
     kernels
 }
 
@@ -232,7 +244,9 @@ struct Buffers {
     control: wgpu::Buffer,
     sim: wgpu::Buffer,
     state_a: wgpu::Buffer,
-    dispatch: wgpu::Buffer,
+    /// Indirect dispatch arguments. A run whose steps end in stage 2 alternates: each step
+    /// reads one and writes the other (a dispatch may not read its own arguments).
+    dispatch: [wgpu::Buffer; 2],
     block_volume: wgpu::Buffer,
     maxima: wgpu::Buffer,
     /// Every buffer of the bind group, in binding order.
@@ -248,7 +262,15 @@ pub struct Split {
     /// Internal blocks that run the lean kernels (`CLASS_REGULAR`): those without a level
     /// change on any side, or none (see `SPLIT_MIN_REGULAR_BLOCKS`).
     pub regular: u32,
+    /// Stage 2's last workgroup ends the step, in place of a dispatch of its own (see
+    /// `END_IN_STAGE2_MAX_BLOCKS`).
+    pub end_in_stage2: bool,
 }
+
+/// Blocks up to which a one-rank grid whose blocks are all of one class ends its steps in
+/// stage 2's last workgroup (`stage2_end`): two dispatches a step instead of three, and one
+/// workgroup scans every block. QUADFLOOD_STEP_END=stage2|apart overrides, for measuring.
+const END_IN_STAGE2_MAX_BLOCKS: u32 = 1024;
 
 /// Regular internal blocks from which the blocks at a level change get stage kernels of
 /// their own. The split makes the regular blocks' kernels leaner (55 registers instead of
@@ -277,10 +299,25 @@ impl Split {
             }
             Err(_) => by_size,
         };
+        let regular = if split { internal - levels } else { 0 };
+        let one_class = regular == 0 || regular == internal;
+        let small = own <= END_IN_STAGE2_MAX_BLOCKS;
+        let end_in_stage2 = border == 0
+            && one_class
+            && match std::env::var("QUADFLOOD_STEP_END").as_deref() {
+                Ok("stage2") => true,
+                Ok("apart") => false,
+                Ok(other) => {
+                    eprintln!("quadflood: QUADFLOOD_STEP_END={other} is neither `stage2` nor `apart`: ignored");
+                    small
+                }
+                Err(_) => small,
+            };
         Split {
             own,
             border,
-            regular: if split { internal - levels } else { 0 },
+            regular,
+            end_in_stage2,
         }
     }
 
@@ -315,7 +352,10 @@ pub struct Simulation<'g> {
     gpu: &'g Gpu,
     kernels: Kernels,
     bind_group: wgpu::BindGroup,
-    dispatch_group: wgpu::BindGroup,
+    /// Group 1 of the kernels that write dispatch arguments, one per `dispatch` buffer.
+    dispatch_groups: [wgpu::BindGroup; 2],
+    /// The `dispatch` buffer the next step reads (always 0 unless steps end in stage 2).
+    parity: std::cell::Cell<usize>,
     buffers: Buffers,
     ring: [wgpu::Buffer; 2],
     next_slot: usize,
@@ -379,13 +419,15 @@ impl<'g> Simulation<'g> {
             layout: &kernels.layout,
             entries: &entries,
         });
-        let dispatch_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("dispatch"),
-            layout: &kernels.dispatch_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffers.dispatch.as_entire_binding(),
-            }],
+        let dispatch_groups = buffers.dispatch.each_ref().map(|args| {
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("dispatch"),
+                layout: &kernels.dispatch_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: args.as_entire_binding(),
+                }],
+            })
         });
         let ring_buffer = || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -401,7 +443,8 @@ impl<'g> Simulation<'g> {
             steps,
             kernels,
             bind_group,
-            dispatch_group,
+            dispatch_groups,
+            parity: Default::default(),
             buffers: Buffers {
                 all: entries_buffers,
                 ..buffers
@@ -479,7 +522,7 @@ impl<'g> Simulation<'g> {
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_bind_group(1, &self.dispatch_group, &[]);
+            pass.set_bind_group(1, &self.dispatch_groups[self.parity.get()], &[]);
             pass.set_pipeline(&self.kernels.finalize_step);
             pass.dispatch_workgroups(1, 1, 1);
         }
@@ -542,7 +585,8 @@ impl<'g> Simulation<'g> {
     /// dispatch arguments and the status ring.
     pub fn gpu_bytes(&self) -> u64 {
         let ring: u64 = self.ring.iter().map(|b| b.size()).sum();
-        self.buffers.all.iter().map(|b| b.size()).sum::<u64>() + self.buffers.dispatch.size() + ring
+        let args: u64 = self.buffers.dispatch.iter().map(|b| b.size()).sum();
+        self.buffers.all.iter().map(|b| b.size()).sum::<u64>() + args + ring
     }
 
     /// Mean GPU time per step of each kernel, when profiling.
@@ -554,38 +598,58 @@ impl<'g> Simulation<'g> {
     /// change.
     pub(crate) fn dispatch_internal(&self, pass: &mut wgpu::ComputePass, stage: u32) {
         for kernel in self.steps.iter().filter(|k| k.stage == Some(stage)) {
-            self.dispatch(pass, kernel);
+            self.dispatch(pass, kernel, self.parity.get());
         }
     }
 
-    fn dispatch(&self, pass: &mut wgpu::ComputePass, kernel: &StepKernel) {
+    /// The `dispatch` buffers the next step reads its arguments from and writes the next
+    /// step's to, and the step after it then reads.
+    fn step_args(&self) -> (usize, usize) {
+        let reads = self.parity.get();
+        let writes = if self.split.end_in_stage2 {
+            1 - reads
+        } else {
+            reads
+        };
+        (reads, writes)
+    }
+
+    fn dispatch(&self, pass: &mut wgpu::ComputePass, kernel: &StepKernel, args: usize) {
         pass.set_pipeline(&kernel.pipeline);
         match kernel.launch {
             Launch::Indirect(offset) => {
-                pass.dispatch_workgroups_indirect(&self.buffers.dispatch, offset)
+                pass.dispatch_workgroups_indirect(&self.buffers.dispatch[args], offset)
             }
             Launch::Groups(n) => pass.dispatch_workgroups(n, 1, 1),
         }
     }
 
+    /// A pass with the solver's bind group, and group 1 on the `dispatch` buffer `writes`.
     fn begin_pass<'e>(
         &self,
         encoder: &'e mut wgpu::CommandEncoder,
         desc: &wgpu::ComputePassDescriptor,
+        writes: usize,
     ) -> wgpu::ComputePass<'e> {
         let mut pass = encoder.begin_compute_pass(desc);
         pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_bind_group(1, &self.dispatch_group, &[]);
+        pass.set_bind_group(1, &self.dispatch_groups[writes], &[]);
         pass
     }
 
     /// `n` steps in one compute pass.
     fn encode_steps(&self, encoder: &mut wgpu::CommandEncoder, n: u32) {
-        let mut pass = self.begin_pass(encoder, &Default::default());
+        let (_, writes) = self.step_args();
+        let mut pass = self.begin_pass(encoder, &Default::default(), writes);
         for _ in 0..n {
-            for kernel in &self.steps {
-                self.dispatch(&mut pass, kernel);
+            let (reads, writes) = self.step_args();
+            if writes != reads {
+                pass.set_bind_group(1, &self.dispatch_groups[writes], &[]);
             }
+            for kernel in &self.steps {
+                self.dispatch(&mut pass, kernel, reads);
+            }
+            self.parity.set(writes);
         }
     }
 
@@ -598,13 +662,15 @@ impl<'g> Simulation<'g> {
         slot: usize,
     ) {
         for step in 0..n {
+            let (reads, writes) = self.step_args();
             for (k, kernel) in self.steps.iter().enumerate() {
                 let desc = wgpu::ComputePassDescriptor {
                     label: Some(kernel.name),
                     timestamp_writes: p.writes(slot, step, k),
                 };
-                self.dispatch(&mut self.begin_pass(encoder, &desc), kernel);
+                self.dispatch(&mut self.begin_pass(encoder, &desc, writes), kernel, reads);
             }
+            self.parity.set(writes);
         }
     }
 
@@ -873,6 +939,9 @@ fn params_of(model: &Model, split: Split) -> Params {
     if n.limiter == Limiter::VanAlbada {
         flags |= FLAG_VAN_ALBADA;
     }
+    if split.end_in_stage2 {
+        flags |= FLAG_END_IN_STAGE2;
+    }
     let [edge_w, edge_e, edge_s, edge_n] = model.edge_offsets();
     Params {
         nx: model.nx() as u32,
@@ -977,7 +1046,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
-    let dispatch = gpu.buffer_with("dispatch", &[0u32; 9], storage | U::INDIRECT);
+    let dispatch = [0, 1].map(|_| gpu.buffer_with("dispatch", &[0u32; 9], storage | U::INDIRECT));
     let buffers = Buffers {
         control: pick(binding::CONTROL),
         sim: pick(binding::SIM),

@@ -83,8 +83,13 @@ fn groups(n: usize) -> u32 {
     (n as u32).div_ceil(256)
 }
 
+/// A rank's steps end with the CFL minimum agreed over every rank, between stage 2 and the
+/// step's end: never inside stage 2.
 fn split_of(local: &LocalGrid) -> Split {
-    Split::new(&local.grid, local.own as u32, local.border as u32)
+    Split {
+        end_in_stage2: false,
+        ..Split::new(&local.grid, local.own as u32, local.border as u32)
+    }
 }
 
 /// Every rank's own blocks in its local order, for gathering on rank 0.
@@ -283,7 +288,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             let mut pass = e.begin_compute_pass(&self.pass(0));
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage1_border);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, BORDER_ARGS);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
             if n_send > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_bind_group(2, &t.group, &[]);
@@ -320,7 +325,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage2_border);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch, BORDER_ARGS);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
             if n_send.max(n_flags) > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_pipeline(&k.pack_stage2);
@@ -389,7 +394,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 pass.dispatch_workgroups(groups(n_recv.max(n_flags)), 1, 1);
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
-            pass.set_bind_group(1, &s.dispatch_group, &[]);
+            pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
             pass.set_pipeline(&s.kernels.scan_then_finalize);
             pass.dispatch_workgroups(s.scan_groups, 1, 1);
         }
