@@ -139,8 +139,8 @@ fn ending_steps_in_stage_2_changes_no_result() {
         "domain.cell_size=0.5",
         "domain.nx=512",
         "domain.ny=512",
-        "time.end=2",
-        "time.output_interval=1",
+        "time.end=1",
+        "time.output_interval=0.5",
     ];
     for (scenario, settings) in [
         ("circular-dam-break.toml", &["time.end=20"][..]),

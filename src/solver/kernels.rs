@@ -2,7 +2,8 @@
 //! entry point of `shaders::SOLVER`.
 
 use crate::gpu::{shaders, Gpu};
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// Binding numbers, as declared in `shaders/common.wgsl`.
 pub mod binding {
@@ -66,21 +67,9 @@ pub struct Kernels {
     pipeline_layout: wgpu::PipelineLayout,
     /// Groups 0 and 1: for the kernels that write the dispatch arguments.
     finalize_layout: wgpu::PipelineLayout,
-    /// The stages on regular internal blocks and on internal blocks at a level change,
-    /// each pair compiled when a grid first needs it: the stage kernels are most of the
-    /// start-up, and a grid needs one pair or the other, rarely both. Shared by clones.
-    regular: Arc<OnceLock<StagePair>>,
-    levels: Arc<OnceLock<StagePair>>,
-}
-
-/// Stage 1 and stage 2 of one class of blocks.
-pub struct StagePair([wgpu::ComputePipeline; 2]);
-
-impl StagePair {
-    /// The pipeline of RK stage 1 or 2.
-    pub fn stage(&self, stage: u32) -> &wgpu::ComputePipeline {
-        &self.0[stage as usize - 1]
-    }
+    /// The stage kernels, each compiled when a grid first needs it (see `stage`). Shared
+    /// by clones.
+    stages: Arc<Mutex<HashMap<&'static str, wgpu::ComputePipeline>>>,
 }
 
 impl Kernels {
@@ -146,39 +135,28 @@ impl Kernels {
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
             pipeline_layout,
             finalize_layout,
-            regular: Default::default(),
-            levels: Default::default(),
+            stages: Default::default(),
             layout,
             dispatch_layout,
             module,
         }
     }
 
-    /// The stages of regular internal blocks (`stage1`, `stage2`).
-    pub fn regular(&self, gpu: &Gpu) -> &StagePair {
-        self.regular.get_or_init(|| self.stage_pair(gpu, ""))
-    }
-
-    /// The stages of internal blocks at a level change (`stage1_levels`, `stage2_levels`).
-    pub fn levels(&self, gpu: &Gpu) -> &StagePair {
-        self.levels.get_or_init(|| self.stage_pair(gpu, "_levels"))
-    }
-
-    fn stage_pair(&self, gpu: &Gpu, suffix: &str) -> StagePair {
-        let pipeline =
-            |stage: u32| self.compile(gpu, &format!("stage{stage}{suffix}"), &self.pipeline_layout);
-        StagePair([pipeline(1), pipeline(2)])
-    }
-
-    /// Stage 2 that also ends the step (`stage2_end`, `stage2_levels_end`), for the class of
-    /// regular blocks or of blocks at a level change.
-    pub fn stage2_then_end(&self, gpu: &Gpu, levels: bool) -> wgpu::ComputePipeline {
-        let entry = if levels {
-            "stage2_levels_end"
+    /// The pipeline of stage kernel `entry` (`stage1`, `stage2_levels`, `stage2_end`, ...),
+    /// compiled on first use: the stage kernels are most of the start-up, and a grid needs
+    /// two or three of them. Those ending in `_end` also end the step, so they see the
+    /// dispatch arguments (group 1).
+    pub fn stage(&self, gpu: &Gpu, entry: &'static str) -> wgpu::ComputePipeline {
+        let mut stages = self.stages.lock().unwrap_or_else(|e| e.into_inner());
+        let layout = if entry.ends_with("_end") {
+            &self.finalize_layout
         } else {
-            "stage2_end"
+            &self.pipeline_layout
         };
-        self.compile(gpu, entry, &self.finalize_layout)
+        stages
+            .entry(entry)
+            .or_insert_with(|| self.compile(gpu, entry, layout))
+            .clone()
     }
 
     fn compile(

@@ -110,29 +110,33 @@ struct StepKernel {
 /// of one class the last workgroup of stage 2 takes on (`Split::end_in_stage2`). Building
 /// it compiles the stage pipelines the split runs, before the time loop.
 fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<StepKernel> {
-    let regular = (split.regular > 0).then(|| k.regular(gpu));
-    let levels = (split.levels_class() > 0).then(|| k.levels(gpu));
+    let classes = [
+        (
+            split.regular,
+            ["stage1", "stage2", "stage2_end"],
+            REGULAR_ARGS,
+        ),
+        (
+            split.levels_class(),
+            ["stage1_levels", "stage2_levels", "stage2_levels_end"],
+            LEVELS_ARGS,
+        ),
+    ];
     let mut kernels = Vec::with_capacity(5);
     for stage in [1, 2] {
-        let classes = [
-            (regular, ["stage1", "stage2", "stage2_end"], REGULAR_ARGS),
-            (
-                levels,
-                ["stage1_levels", "stage2_levels", "stage2_levels_end"],
-                LEVELS_ARGS,
-            ),
-        ];
-        for (pair, names, args) in classes {
-            let Some(pair) = pair else { continue };
-            let (name, pipeline) = if stage == 2 && split.end_in_stage2 {
-                (names[2], k.stage2_then_end(gpu, args == LEVELS_ARGS))
+        for (blocks, names, args) in classes {
+            if blocks == 0 {
+                continue;
+            }
+            let name = if stage == 2 && split.end_in_stage2 {
+                names[2]
             } else {
-                (names[stage as usize - 1], pair.stage(stage).clone())
+                names[stage as usize - 1]
             };
             kernels.push(StepKernel {
                 name,
                 stage: Some(stage),
-                pipeline,
+                pipeline: k.stage(gpu, name),
                 launch: Launch::Indirect(args),
             });
         }
