@@ -272,9 +272,11 @@ pub struct Split {
 }
 
 /// Blocks up to which a one-rank grid whose blocks are all of one class ends its steps in
-/// stage 2's last workgroup (`stage2_end`): two dispatches a step instead of three, and one
-/// workgroup scans every block. QUADFLOOD_STEP_END=stage2|apart overrides, for measuring.
-const END_IN_STAGE2_MAX_BLOCKS: u32 = 1024;
+/// stage 2's last workgroup (`stage2_end`): two dispatches a step instead of three, but
+/// one workgroup scans every block while the rest of the GPU waits. On an H100
+/// (docs/benchmarks.md) 256 blocks ran 4-7% more steps per second that way and 1,024
+/// blocks 2% fewer. QUADFLOOD_STEP_END=stage2|apart overrides, for measuring.
+const END_IN_STAGE2_MAX_BLOCKS: u32 = 256;
 
 /// Regular internal blocks from which the blocks at a level change get stage kernels of
 /// their own. The split makes the regular blocks' kernels leaner (55 registers instead of
