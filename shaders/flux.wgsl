@@ -787,7 +787,7 @@ fn stage2_then_end(kind: u32, ids: Invocation) {
     }
     let launched = workgroupUniformLoad(&wg_launched);
     run_stage(2u, kind, ids);
-    end_in_stage2(ids.tid, ids.wid.x + ids.wid.y * ids.nwg.x, launched, 256u);
+    end_in_stage2(ids.tid, ids.wid.x + ids.wid.y * ids.nwg.x, launched, CELLS_PER_BLOCK); // one thread per cell
 }
 var<workgroup> wg_launched: u32;
 

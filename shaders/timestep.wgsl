@@ -153,8 +153,13 @@ fn scan_then_finalize(
 }
 
 // The end of a step by the last of stage 2's workgroups (stage2_then_end): the dry-map of
-// every block in its `threads` threads, then the step's end. For grids of a few thousand
-// blocks, where a dispatch of its own costs more than one workgroup's scan.
+// every block in its `threads` threads, then the step's end. For grids of a few hundred
+// blocks, where a dispatch of its own costs more than one workgroup's scan. Unlike
+// scan_then_finalize, this reads plain stores of other workgroups (their wet flags): it
+// relies on the device-scope acquire-release of naga's storageBarrier on Vulkan, as the
+// counting does, and on no workgroup of the dispatch having loaded those flags before
+// (each workgroup reads only the launched flags). A new backend must pass
+// tests/drymap.rs (ending_steps_in_stage_2_changes_no_result) before it is trusted with it.
 fn end_in_stage2(lid: u32, linear: u32, launched: u32, threads: u32) {
     if (linear >= launched || !last_to_finish(lid, launched)) {
         return;

@@ -183,6 +183,23 @@ fn a_foreign_or_truncated_checkpoint_is_refused() {
         stderr.contains("cut.qfck") && stderr.contains("truncated"),
         "{stderr}"
     );
+    // A checkpoint of the first format (maxima in 20 bytes a cell).
+    let old = dir.path().join("old.qfck");
+    let text_end = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let mut older = b"quadflood checkpoint 1".to_vec();
+    older.extend_from_slice(&bytes[text_end..]);
+    std::fs::write(&old, older).unwrap();
+    let (code, stderr) = quadflood(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--restart",
+        old.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("old.qfck") && stderr.contains("format 1"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -125,14 +125,7 @@ fn ending_steps_in_stage_2_changes_no_result() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let files: Vec<(String, Vec<u8>)> = common::result_files(out.path())
-            .into_iter()
-            .map(|f| {
-                let bytes = std::fs::read(out.path().join(&f)).unwrap();
-                (f, bytes)
-            })
-            .collect();
-        files
+        common::result_bytes(out.path())
     };
     // The 512² grid has 1024 blocks, four to each thread of the scanning workgroup.
     let fine = [

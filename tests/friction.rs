@@ -85,13 +85,7 @@ png = false
     }
     let o = command.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    common::result_files(out.path())
-        .into_iter()
-        .map(|f| {
-            let bytes = std::fs::read(out.path().join(&f)).unwrap();
-            (f, bytes)
-        })
-        .collect()
+    common::result_bytes(out.path())
 }
 
 #[test]

@@ -223,12 +223,7 @@ fn the_kernels_per_block_class_change_no_result() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let files = common::result_files(out.path());
-        let bytes = |f: &String| std::fs::read(out.path().join(f)).unwrap();
-        files
-            .iter()
-            .map(|f| (f.clone(), bytes(f)))
-            .collect::<Vec<_>>()
+        common::result_bytes(out.path())
     };
     for (scenario, end) in [
         ("circular-dam-break-3-levels.toml", "10"),

@@ -15,7 +15,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC_STEM: &str = "quadflood checkpoint";
-const MAGIC: &str = "quadflood checkpoint 2";
+/// The layout's version, on the first line after MAGIC_STEM.
+const FORMAT: u32 = 2;
 
 /// A fingerprint of the grid and domain, so a checkpoint is never applied to another grid.
 fn fingerprint(model: &Model) -> String {
@@ -62,7 +63,7 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot) -> std::io::Result<()> {
     let tmp = path.with_extension("qfck.tmp");
     let written = (|| {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        writeln!(f, "{MAGIC}")?;
+        writeln!(f, "{MAGIC_STEM} {FORMAT}")?;
         writeln!(f, "{header}")?;
         f.write_all(bytemuck::cast_slice(&s.state))?;
         f.write_all(bytemuck::cast_slice(&r.block_volume))?;
@@ -86,10 +87,11 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<(), InputError> {
     let mut line = String::new();
     f.read_line(&mut line)
         .map_err(|e| fail(format!("cannot read: {e}")))?;
-    if line.trim_end() != MAGIC {
+    if line.trim_end() != format!("{MAGIC_STEM} {FORMAT}") {
         return Err(fail(match line.strip_prefix(MAGIC_STEM) {
             Some(version) => format!(
-                "written by another version of quadflood (format {}; this one reads {MAGIC})",
+                "written by another version of quadflood (checkpoint format {}; this one reads \
+                 format {FORMAT})",
                 version.trim()
             ),
             None => "not a quadflood checkpoint (bad first line)".into(),

@@ -93,7 +93,8 @@ impl PeakClock {
         }
     }
 
-    /// The nearest code to time t, within the scenario.
+    /// The nearest code to time t, within the scenario. (The GPU rounds halves to even,
+    /// this away from zero: a code apart at exact halves, far below the clock's step.)
     pub fn code(&self, t: f64) -> u32 {
         ((t - self.origin) / self.quantum)
             .round()

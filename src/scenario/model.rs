@@ -215,8 +215,8 @@ pub struct Model {
     pub numerics: Numerics,
     pub t_start: f64,
     pub t_end: f64,
-    /// The clock of the maxima's times: the scenario's start to its end (a restart keeps
-    /// it).
+    /// The clock of the maxima's times: the scenario's start to its end. A restart builds
+    /// it from the scenario again; the checkpoint re-encodes its times if it moved.
     pub peak_clock: PeakClock,
     pub output_times: Vec<f64>,
     pub gauge_times: Vec<f64>,

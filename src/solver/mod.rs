@@ -296,28 +296,21 @@ impl Split {
             .count() as u32;
         let internal = own - border;
         let by_size = levels == 0 || internal - levels >= SPLIT_MIN_REGULAR_BLOCKS;
-        let split = match std::env::var("QUADFLOOD_LEVEL_CLASSES").as_deref() {
-            Ok("one") => levels == 0,
-            Ok("split") => true,
-            Ok(other) => {
-                eprintln!("quadflood: QUADFLOOD_LEVEL_CLASSES={other} is neither `split` nor `one`: ignored");
-                by_size
-            }
-            Err(_) => by_size,
+        let split = match env_choice("QUADFLOOD_LEVEL_CLASSES", &["split", "one"]) {
+            Some("one") => levels == 0,
+            Some(_) => true,
+            None => by_size,
         };
         let regular = if split { internal - levels } else { 0 };
         let one_class = regular == 0 || regular == internal;
-        let small = own <= END_IN_STAGE2_MAX_BLOCKS;
+        // Past MAX_GROUPS_X blocks a dispatch launches more workgroups than blocks, and a
+        // surplus one could start after the step ended: never then.
         let end_in_stage2 = border == 0
             && one_class
-            && match std::env::var("QUADFLOOD_STEP_END").as_deref() {
-                Ok("stage2") => true,
-                Ok("apart") => false,
-                Ok(other) => {
-                    eprintln!("quadflood: QUADFLOOD_STEP_END={other} is neither `stage2` nor `apart`: ignored");
-                    small
-                }
-                Err(_) => small,
+            && own <= MAX_GROUPS_X
+            && match env_choice("QUADFLOOD_STEP_END", &["stage2", "apart"]) {
+                Some(choice) => choice == "stage2",
+                None => own <= END_IN_STAGE2_MAX_BLOCKS,
             };
         Split {
             own,
@@ -920,6 +913,13 @@ fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
         .limits
         .max_storage_buffer_binding_size
         .min(gpu.limits.max_buffer_size);
+    if model.grid.stored_cells() + model.grid.nblocks() >= FRICTION_PER_CELL as usize {
+        return Err(Error::Gpu(format!(
+            "the grid has {} cells, more than one sub-domain can index (2^31): run it as \
+             sub-domains (quadflood run --split K, or mpirun -n K)",
+            model.grid.stored_cells()
+        )));
+    }
     if bytes > limit {
         return Err(Error::Gpu(format!(
             "the grid needs a {} MiB state buffer; {} allows {} MiB per binding: run it as \
@@ -1065,19 +1065,23 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     (buffers, all)
 }
 
+/// The value of environment variable `name` when it is one of `choices` (overrides for
+/// measuring); None when unset, and with a warning when it is something else.
+fn env_choice(name: &str, choices: &[&'static str]) -> Option<&'static str> {
+    let value = std::env::var(name).ok()?;
+    let choice = choices.iter().copied().find(|&c| c == value);
+    if choice.is_none() {
+        eprintln!("quadflood: {name}={value} is none of {choices:?}: ignored");
+    }
+    choice
+}
+
 /// The `friction` table the stage kernel reads (see `shaders/common.wgsl`): g n² per block
 /// where its cells share one value (cells outside the domain never use theirs), else per
 /// cell. QUADFLOOD_FRICTION=per-cell stores every block's cells, for measuring what the
 /// per-block values save.
 fn friction_table(model: &Model) -> Vec<u32> {
-    let per_cell = match std::env::var("QUADFLOOD_FRICTION").as_deref() {
-        Ok("per-cell") => true,
-        Ok(other) => {
-            eprintln!("quadflood: QUADFLOOD_FRICTION={other} is not `per-cell`: ignored");
-            false
-        }
-        Err(_) => false,
-    };
+    let per_cell = env_choice("QUADFLOOD_FRICTION", &["per-cell"]).is_some();
     friction_entries(model, per_cell)
 }
 
@@ -1096,7 +1100,7 @@ fn friction_entries(model: &Model, per_cell_everywhere: bool) -> Vec<u32> {
             }
             let at = nb + per_cell.len();
             per_cell.extend(cells.map(gn2));
-            // Within the 2 GiB binding that check_size enforces, so below the flag bit.
+            // Below the flag bit: check_size refuses grids whose table could reach it.
             FRICTION_PER_CELL | at as u32
         })
         .collect();

@@ -85,6 +85,7 @@ fn groups(n: usize) -> u32 {
 
 /// A rank's steps end with the CFL minimum agreed over every rank, between stage 2 and the
 /// step's end: never inside stage 2.
+/// (So a rank's steps always read and write dispatch arguments buffer 0.)
 fn split_of(local: &LocalGrid) -> Split {
     Split {
         end_in_stage2: false,

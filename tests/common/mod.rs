@@ -85,3 +85,14 @@ pub fn result_files(dir: &std::path::Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The result files of `dir` (as `result_files`) with their bytes.
+pub fn result_bytes(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    result_files(dir)
+        .into_iter()
+        .map(|name| {
+            let bytes = std::fs::read(dir.join(&name)).unwrap();
+            (name, bytes)
+        })
+        .collect()
+}

@@ -17,12 +17,12 @@ use crate::partition::local::{holders, LocalGrid};
 use crate::partition::{order, Partition};
 use crate::scenario::maxima::Peak;
 use crate::scenario::model::{Model, Resume};
-
-const PEAK_BYTES: usize = std::mem::size_of::<Peak>();
 use crate::solver::{SimRecord, Simulation};
 use serde_json::json;
 use std::collections::HashMap;
 use std::time::Instant;
+
+const PEAK_BYTES: usize = std::mem::size_of::<Peak>();
 
 pub struct Balancer {
     settings: Settings,
