@@ -31,7 +31,8 @@ var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block a
 // The faces of one direction at a time: x-faces (face west of (li, lj) at li + 17 lj), then
 // y-faces (face south of (li, lj) at li + 16 lj), then each cell's depth divergence and the
 // edge faces' mass fluxes (EDGE_MASS). One array instead of two keeps workgroup memory
-// small, and workgroup memory is what bounds the workgroups resident per compute unit.
+// small: registers hold an H100 SM to 4 workgroups, and 4.3 KB more a workgroup would hold
+// it to 3 (docs/benchmarks.md).
 var<workgroup> face: array<vec4<f32>, 272>;
 var<workgroup> wg_block: u32;
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
