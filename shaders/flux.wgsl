@@ -30,9 +30,9 @@ const EDGE_MASS: u32 = 256u;    // face[EDGE_MASS..]: mass flux of the 16 edge f
 var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block and its halo
 // The faces of one direction at a time: x-faces (face west of (li, lj) at li + 17 lj), then
 // y-faces (face south of (li, lj) at li + 16 lj), then each cell's depth divergence and the
-// edge faces' mass fluxes (EDGE_MASS). One array instead of two keeps workgroup memory
-// small: registers hold an H100 SM to 4 workgroups, and 4.3 KB more a workgroup would hold
-// it to 3 (docs/benchmarks.md).
+// edge faces' mass fluxes (EDGE_MASS). One array instead of two keeps workgroup memory at
+// 10.8 KB instead of 15.1: registers hold an H100 SM to 4 workgroups now, and past ~16 KB
+// workgroup memory would hold it to 3 (docs/benchmarks.md).
 var<workgroup> face: array<vec4<f32>, 272>;
 var<workgroup> wg_block: u32;
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
