@@ -24,6 +24,7 @@ pub struct BenchResult {
     pub gpu_bytes_per_cell: f64,
     pub gpu_bytes_per_cell_maxima: f64,
     pub submit_us_per_step: f64,
+    pub dispatches_per_step: usize,
     pub copy_bytes_per_s: f64,
     pub effective_bytes_per_s: f64,
     pub adapter: String,
@@ -43,6 +44,7 @@ impl BenchResult {
             "seconds": self.seconds,
             "cell_updates_per_s": self.cell_updates_per_s,
             "host_record_us_per_step": self.record_us_per_step,
+            "dispatches_per_step": self.dispatches_per_step,
             "host_submit_us_per_step": self.submit_us_per_step,
             "bytes_per_cell_update": MIN_BYTES_PER_CELL_UPDATE,
             "effective_bytes_per_s": self.effective_bytes_per_s,
@@ -60,7 +62,7 @@ impl BenchResult {
             "adapter              {}\n\
              grid                 {nx}x{ny} ({cells} cells), {steps} steps in {s:.3} s{tracked}\n\
              cell updates/s       {cu:.3e}\n\
-             host time per step   {record:.2} us recording + {submit:.2} us in queue.submit\n\
+             host time per step   {record:.2} us recording + {submit:.2} us in queue.submit ({dispatches} dispatches)\n\
              effective bandwidth  {eff:.1} GB/s at {b} B per cell update\n\
              copy bandwidth       {copy:.1} GB/s (read + write, same device)\n\
              effective / copy     {ratio:.3}\n\
@@ -75,6 +77,7 @@ impl BenchResult {
             cu = self.cell_updates_per_s,
             record = self.record_us_per_step,
             submit = self.submit_us_per_step,
+            dispatches = self.dispatches_per_step,
             eff = self.effective_bytes_per_s / 1e9,
             b = MIN_BYTES_PER_CELL_UPDATE,
             copy = self.copy_bytes_per_s / 1e9,
@@ -267,6 +270,7 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<
     let submit_us_per_step = 1e6 * (sim.host_submit_s - host_before.1) / host_steps;
     let cells = (nx * ny) as f64;
     let timed = sim.gpu_bytes() as f64 / cells;
+    let dispatches_per_step = sim.dispatches_per_step();
     drop(sim);
     let copy_bytes_per_s = copy_bandwidth(gpu, (model.grid.stored_cells() * 16) as u64);
     let other = memory_with_maxima(gpu, &model, !maxima)? as f64 / cells;
@@ -287,6 +291,7 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<
         cell_updates_per_s,
         record_us_per_step,
         submit_us_per_step,
+        dispatches_per_step,
         copy_bytes_per_s,
         effective_bytes_per_s: cell_updates_per_s * MIN_BYTES_PER_CELL_UPDATE as f64,
         adapter: gpu.describe(),

@@ -580,6 +580,12 @@ impl<'g> Simulation<'g> {
         self.profiler.is_some()
     }
 
+    /// Dispatches each step records (one rank): two when stage 2 ends the step, three on
+    /// grids of one class, five with regular and level-change blocks apart.
+    pub fn dispatches_per_step(&self) -> usize {
+        self.steps.len()
+    }
+
     /// Bytes of GPU memory the simulation holds: every buffer of its bind groups, the
     /// dispatch arguments and the status ring.
     pub fn gpu_bytes(&self) -> u64 {
