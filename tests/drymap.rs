@@ -104,28 +104,12 @@ fn the_confined_wet_sweep_stays_in_its_strip() {
 #[test]
 fn ending_steps_in_stage_2_changes_no_result() {
     let run = |scenario: &str, settings: &[&str], step_end: &str| {
-        let out = tempfile::tempdir().unwrap();
-        let path = format!("{}/scenarios/{scenario}", env!("CARGO_MANIFEST_DIR"));
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"));
-        command
-            .args([
-                "run",
-                &path,
-                "--out",
-                out.path().to_str().unwrap(),
-                "--quiet",
-            ])
-            .args(["--set", "output.png=false"]);
+        let mut args = vec!["--set", "output.png=false"];
         for setting in settings {
-            command.args(["--set", setting]);
+            args.extend(["--set", setting]);
         }
-        let o = command
-            .env("QUADFLOOD_STEP_END", step_end)
-            .env("XDG_RUNTIME_DIR", "/tmp")
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        common::result_bytes(out.path())
+        let env = [("QUADFLOOD_STEP_END", step_end)];
+        common::run_results(&common::shipped(scenario), &args, &env)
     };
     // The 512² grid has 1024 blocks, four to each thread of the scanning workgroup.
     let fine = [

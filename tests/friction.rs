@@ -72,20 +72,11 @@ png = false
     );
     let path = dir.join("friction.toml");
     std::fs::write(&path, toml).unwrap();
-    let out = tempfile::tempdir().unwrap();
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"));
-    command
-        .args(["run", path.to_str().unwrap(), "--out"])
-        .arg(out.path())
-        .arg("--quiet")
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .env_remove("QUADFLOOD_FRICTION");
-    if let Some(storage) = storage {
-        command.env("QUADFLOOD_FRICTION", storage);
-    }
-    let o = command.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    common::result_bytes(out.path())
+    let env: Vec<(&str, &str)> = storage
+        .map(|s| ("QUADFLOOD_FRICTION", s))
+        .into_iter()
+        .collect();
+    common::run_results(&path, &[], &env)
 }
 
 #[test]

@@ -206,24 +206,17 @@ fn plane_wave_crosses_a_level_change_with_little_reflection() {
 #[test]
 fn the_kernels_per_block_class_change_no_result() {
     let run = |scenario: &str, end: &str, classes: &str, pieces: &str| {
-        let out = tempfile::tempdir().unwrap();
-        let path = format!("{}/scenarios/{scenario}", env!("CARGO_MANIFEST_DIR"));
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-            .args([
-                "run",
-                &path,
-                "--out",
-                out.path().to_str().unwrap(),
-                "--quiet",
-            ])
-            .args(["--set", &format!("time.end={end}"), "--split", pieces])
-            .args(["--set", "output.png=false"])
-            .env("QUADFLOOD_LEVEL_CLASSES", classes)
-            .env("XDG_RUNTIME_DIR", "/tmp")
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        common::result_bytes(out.path())
+        let end = format!("time.end={end}");
+        let args = [
+            "--set",
+            &end,
+            "--split",
+            pieces,
+            "--set",
+            "output.png=false",
+        ];
+        let env = [("QUADFLOOD_LEVEL_CLASSES", classes)];
+        common::run_results(&common::shipped(scenario), &args, &env)
     };
     for (scenario, end) in [
         ("circular-dam-break-3-levels.toml", "10"),

@@ -301,22 +301,31 @@ impl Split {
             Some(_) => true,
             None => by_size,
         };
-        let regular = if split { internal - levels } else { 0 };
-        let one_class = regular == 0 || regular == internal;
-        // Past MAX_GROUPS_X blocks a dispatch launches more workgroups than blocks, and a
-        // surplus one could start after the step ended: never then.
-        let end_in_stage2 = border == 0
-            && one_class
-            && own <= MAX_GROUPS_X
-            && match env_choice("QUADFLOOD_STEP_END", &["stage2", "apart"]) {
-                Some(choice) => choice == "stage2",
-                None => own <= END_IN_STAGE2_MAX_BLOCKS,
-            };
         Split {
             own,
             border,
-            regular,
+            regular: if split { internal - levels } else { 0 },
+            end_in_stage2: false,
+        }
+    }
+
+    /// The split of a one-rank run, whose steps end in stage 2 on small grids of one class
+    /// (a rank's steps end with the CFL minimum agreed over every rank, between stage 2 and
+    /// the step's end, so never there).
+    fn one_rank(grid: &crate::grid::BlockGrid) -> Split {
+        let split = Split::new(grid, grid.nblocks() as u32, 0);
+        let one_class = split.regular == 0 || split.levels_class() == 0;
+        // Past MAX_GROUPS_X blocks a dispatch launches more workgroups than blocks, and a
+        // surplus one could start after the step ended: never then.
+        let end_in_stage2 = one_class
+            && split.own <= MAX_GROUPS_X
+            && match env_choice("QUADFLOOD_STEP_END", &["stage2", "apart"]) {
+                Some(choice) => choice == "stage2",
+                None => split.own <= END_IN_STAGE2_MAX_BLOCKS,
+            };
+        Split {
             end_in_stage2,
+            ..split
         }
     }
 
@@ -381,9 +390,7 @@ pub struct Simulation<'g> {
 impl<'g> Simulation<'g> {
     /// A simulation of every block of the model on one GPU.
     pub fn new(gpu: &'g Gpu, model: &Model) -> Result<Simulation<'g>> {
-        let own = model.grid.nblocks() as u32;
-        let split = Split::new(&model.grid, own, 0);
-        let mut sim = Self::with_split(gpu, model, split)?;
+        let mut sim = Self::with_split(gpu, model, Split::one_rank(&model.grid))?;
         sim.initialise()?;
         Ok(sim)
     }

@@ -83,14 +83,10 @@ fn groups(n: usize) -> u32 {
     (n as u32).div_ceil(256)
 }
 
-/// A rank's steps end with the CFL minimum agreed over every rank, between stage 2 and the
-/// step's end: never inside stage 2.
-/// (So a rank's steps always read and write dispatch arguments buffer 0.)
+/// (Never ending steps in stage 2: a rank's steps read and write dispatch arguments
+/// buffer 0.)
 fn split_of(local: &LocalGrid) -> Split {
-    Split {
-        end_in_stage2: false,
-        ..Split::new(&local.grid, local.own as u32, local.border as u32)
-    }
+    Split::new(&local.grid, local.own as u32, local.border as u32)
 }
 
 /// Every rank's own blocks in its local order, for gathering on rank 0.

@@ -96,3 +96,34 @@ pub fn result_bytes(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// A scenario shipped in `scenarios/`.
+pub fn shipped(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name)
+}
+
+/// The result files (as `result_bytes`) of `quadflood run SCENARIO --quiet ARGS` with the
+/// environment variables `env` set, into a fresh folder; a failed run panics with its
+/// stderr.
+pub fn run_results(
+    scenario: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<(String, Vec<u8>)> {
+    let out = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(out.path())
+        .arg("--quiet")
+        .args(args)
+        .envs(env.iter().copied())
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    result_bytes(out.path())
+}
