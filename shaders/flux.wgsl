@@ -1,4 +1,5 @@
-// The flux kernel: one workgroup per active block, one thread per cell.
+// The flux kernel: one workgroup per active block, one thread per cell (regular blocks add
+// a 17th row of threads for the faces: see stage_threads).
 //
 // Each workgroup loads its block and a two-cell halo into workgroup memory, fills ghost
 // cells on the domain edge from the boundary conditions, computes every face flux of the
@@ -88,9 +89,23 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
 }
 
 // Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
-// with dry neighbours, so its U* equals its U^n.
+// with dry neighbours, so its U* equals its U^n. Both are loaded at once: waiting for the
+// launch flag first put one more global load in the chain before the faces (stage 2 took
+// 6% longer).
 fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
-    if (stage == 2u && (sim.all_active == 1u || block_flags[params.nblocks + block] == 1u)) {
+    let i = block * CELLS_PER_BLOCK + cell;
+    if (stage == 2u) {
+        let start = state_a[i];
+        let staged = state_b[i];
+        return select(start, staged, sim.all_active == 1u || block_flags[params.nblocks + block] == 1u);
+    }
+    return state_a[i];
+}
+
+// A cell of the workgroup's own block, which was launched this step: stage 2 reads its U*
+// without asking.
+fn load_own(stage: u32, block: u32, cell: u32) -> vec4<f32> {
+    if (stage == 2u) {
         return state_b[block * CELLS_PER_BLOCK + cell];
     }
     return state_a[block * CELLS_PER_BLOCK + cell];
@@ -346,8 +361,8 @@ fn compute_side_face(stage: u32, b: u32, k: u32) {
 
 // Faces [first, end) and, on sides facing finer blocks, their own faces there: the x-faces
 // with the W and E sides, the y-faces with S and N.
-fn compute_faces(stage: u32, b: u32, info: BlockInfo, tid: u32, first: u32, end: u32) {
-    for (var f = first + tid; f < end; f += 256u) {
+fn compute_faces(stage: u32, b: u32, info: BlockInfo, tid: u32, threads: u32, first: u32, end: u32) {
+    for (var f = first + tid; f < end; f += threads) {
         compute_face(stage, info, f);
     }
     let side_first = select(32u, 0u, first == 0u);
@@ -448,9 +463,8 @@ fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> v
     return vec4<f32>(h, hu, hv, u.w);
 }
 
-// g n^2 of cell `tid` of block b (see `friction` in common.wgsl).
-fn friction_of(b: u32, tid: u32) -> f32 {
-    let code = friction[b];
+// g n^2 of cell `tid` of a block whose entry in `friction` is `code` (see common.wgsl).
+fn friction_of(code: u32, tid: u32) -> f32 {
     if ((code & FRICTION_PER_CELL) == 0u) {
         return bitcast<f32>(code);
     }
@@ -458,8 +472,7 @@ fn friction_of(b: u32, tid: u32) -> f32 {
 }
 
 // Depth rate (m/s) the block's sources add to cell `tid` in this stage.
-fn source_rate(b: u32, tid: u32, stage: u32) -> f32 {
-    let span = sources[b];
+fn source_rate(span: vec4<u32>, tid: u32, stage: u32) -> f32 {
     var rate = 0.0;
     for (var k = span.x; k < span.x + span.y; k++) {
         let s = sources[k];
@@ -472,8 +485,8 @@ fn source_rate(b: u32, tid: u32, stage: u32) -> f32 {
 }
 
 // Rain (m/s of depth) on one cell in this stage.
-fn rain_rate(b: u32, tid: u32, stage: u32) -> f32 {
-    var s = sources[b].w;
+fn rain_rate(code: u32, tid: u32, stage: u32) -> f32 {
+    var s = code;
     if (s == NONE) {
         return 0.0;
     }
@@ -488,13 +501,12 @@ fn rain_rate(b: u32, tid: u32, stage: u32) -> f32 {
 }
 
 // Depth rate (m/s) that water enters cell `tid` with, from rain and sources.
-fn inflow_rate(b: u32, tid: u32, stage: u32) -> f32 {
-    return source_rate(b, tid, stage) + rain_rate(b, tid, stage);
+fn inflow_rate(span: vec4<u32>, tid: u32, stage: u32) -> f32 {
+    return source_rate(span, tid, stage) + rain_rate(span.w, tid, stage);
 }
 
 // The entry of the stage or outfall line on cell `tid`, NONE when none is.
-fn level_entry(b: u32, tid: u32) -> u32 {
-    let span = sources[b];
+fn level_entry(span: vec4<u32>, tid: u32) -> u32 {
     for (var k = span.x; k < span.x + span.y; k++) {
         if (sources[k].x == (tid | LEVEL_ENTRY)) {
             return k;
@@ -507,7 +519,7 @@ fn level_entry(b: u32, tid: u32) -> u32 {
 // cell's fluxes, so that the stage ends at the line's level exactly, and replaces its rain
 // and sources. Thread 0 recomputes it for the volume balance from the same inputs.
 fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
-    let own = load_cell(stage, b, tid);
+    let own = load_own(stage, b, tid);
     let f = forcing[series];
     let held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
     return (held - own.x) / sim.dt + depth_divergence(tid) / geo.dx;
@@ -523,7 +535,7 @@ fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
             // The line's water is what it adds beyond the rain and sources it replaces,
             // which the balance counts on their own.
             let tid = s.x & ~LEVEL_ENTRY;
-            let rate = level_rate(b, tid, stage, s.y) - inflow_rate(b, tid, stage);
+            let rate = level_rate(b, tid, stage, s.y) - inflow_rate(span, tid, stage);
             q += split_flow(rate * geo.dx * geo.dx);
         } else {
             let f = forcing[s.y];
@@ -626,6 +638,8 @@ fn split_flow(q_in: f32) -> vec2<f32> {
 // multi-resolution code, since their geometry has no level change (see set_geometry).
 fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     let tid = ids.tid;
+    let threads = stage_threads(kind);
+    let cell_thread = tid < CELLS_PER_BLOCK;
     let lid = ids.lid;
     if (tid == 0u) {
         let linear = ids.wid.x + ids.wid.y * ids.nwg.x;
@@ -646,12 +660,24 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     }
     let info = blocks[b];
     set_geometry(info, kind != CLASS_REGULAR);
+    // What the cell update needs from memory besides the tile, loaded now so that the wait
+    // overlaps the halo loads instead of following the faces.
+    let cell = b * CELLS_PER_BLOCK + tid;
+    let span = sources[b];
+    let friction_code = friction[b];
+    var start = vec4<f32>(0.0); // U^n of the own cell, which stage 2 averages with
+    if (stage == 2u && cell_thread) {
+        start = state_a[cell];
+    }
     let li = i32(lid.x);
     let lj = i32(lid.y);
 
     // 1. Own cell and halo into workgroup memory.
-    let own = load_cell(stage, b, tid);
-    tile[tile_index(li, lj)] = to_primitive(own);
+    var own = vec4<f32>(0.0);
+    if (cell_thread) {
+        own = load_own(stage, b, tid);
+        tile[tile_index(li, lj)] = to_primitive(own);
+    }
     if (tid < 128u) {
         let l = halo_cell(tid);
         tile[tile_index(l.x, l.y)] = load_halo(stage, b, l);
@@ -660,8 +686,8 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
 
     // 2. Ghost cells beyond the domain edge.
     if ((info.flags & BLOCK_ON_EDGE) != 0u) {
-        for (var t = i32(tid); t < TILE * TILE; t += 256) {
-            fill_ghost(stage, t);
+        for (var t = tid; t < u32(TILE * TILE); t += threads) {
+            fill_ghost(stage, i32(t));
         }
     }
     workgroupBarrier();
@@ -670,46 +696,53 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     // The initial pass needs only the inflow faces' wave speeds.
     let faces = stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u;
     if (faces) {
-        compute_faces(stage, b, info, tid, 0u, X_FACES);
+        compute_faces(stage, b, info, tid, threads, 0u, X_FACES);
     }
     workgroupBarrier();
-    let x_out = x_balance(li, lj);
+    var x_out = vec3<f32>(0.0);
+    if (cell_thread) {
+        x_out = x_balance(li, lj);
+    }
     var edge = 0.0;
     if (tid < 32u) {
         edge = edge_face_mass(tid);
     }
     workgroupBarrier();
     if (faces) {
-        compute_faces(stage, b, info, tid, X_FACES, REGULAR_FACES);
+        compute_faces(stage, b, info, tid, threads, X_FACES, REGULAR_FACES);
     }
     workgroupBarrier();
-    let y_out = y_balance(li, lj);
+    var y_out = vec3<f32>(0.0);
+    if (cell_thread) {
+        y_out = y_balance(li, lj);
+    }
     if (tid >= 32u && tid < SIDE_CELLS) {
         edge = edge_face_mass(tid);
     }
     workgroupBarrier();
     let out = vec3<f32>(x_out.x + y_out.x, x_out.y + y_out.y, y_out.z + x_out.z);
-    face[tid].x = out.x;
+    if (cell_thread) {
+        face[tid].x = out.x;
+    }
     if (tid < SIDE_CELLS) {
         face[EDGE_MASS + tid / 4u][tid % 4u] = edge;
     }
 
     // 4. Update the own cell.
-    let cell = b * CELLS_PER_BLOCK + tid;
-    let valid = is_valid_cell(li, lj, own.w);
+    let valid = cell_thread && is_valid_cell(li, lj, own.w);
     var next = own;
     if (stage != 0u && valid) {
         let dt = sim.dt;
-        let level = level_entry(b, tid);
+        let level = level_entry(span, tid);
         var rate: f32;
         if (level != NONE) {
             rate = level_rate(b, tid, stage, sources[level].y);
         } else {
-            rate = inflow_rate(b, tid, stage);
+            rate = inflow_rate(span, tid, stage);
         }
-        next = advance_cell(own, out, dt, rate, friction_of(b, tid));
+        next = advance_cell(own, out, dt, rate, friction_of(friction_code, tid));
         if (stage == 2u) {
-            next = 0.5 * (state_a[cell] + next);
+            next = 0.5 * (start + next);
             next.w = own.w;
             if (next.x <= params.dry_depth) {
                 next.y = 0.0;
@@ -717,9 +750,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             }
         }
     }
-    if (stage == 1u) {
+    if (stage == 1u && cell_thread) {
         state_b[cell] = next;
-    } else if (stage == 2u) {
+    } else if (stage == 2u && cell_thread) {
         state_a[cell] = next;
         if ((params.flags & FLAG_TRACK_MAX) != 0u && valid) {
             track_maxima(cell, next);
@@ -739,7 +772,6 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
 
     // 5. Block totals.
     if (tid == 0u) {
-        let span = sources[b];
         if (stage != 1u) {
             var bits = atomicLoad(&wg_dt_bits);
             if (span.y > 0u) {
@@ -762,6 +794,15 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     }
 }
 
+// Threads of a stage workgroup: one per cell and, for regular blocks, a 17th row, so that
+// the 272 faces of each direction take one round instead of two. The second round, on 16
+// threads, held the whole workgroup for a face's latency. The other classes keep 256
+// threads: their kernels take 64 registers, and at 17 rows an SM would hold one workgroup
+// fewer.
+fn stage_threads(kind: u32) -> u32 {
+    return select(CELLS_PER_BLOCK, X_FACES, kind == CLASS_REGULAR);
+}
+
 // Where a stage invocation sits: its workgroup (a block of the class's list) and its
 // thread (a cell of the block).
 struct Invocation {
@@ -774,10 +815,10 @@ struct Invocation {
 @compute @workgroup_size(16, 16)
 fn init_speeds(ids: Invocation) { run_stage(0u, CLASS_LEVELS, ids); }
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(16, 17)
 fn stage1(ids: Invocation) { run_stage(1u, CLASS_REGULAR, ids); }
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(16, 17)
 fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }
 
 // Stage 2 and, in its last workgroup, the end of the step (FLAG_END_IN_STAGE2): two
@@ -788,11 +829,11 @@ fn stage2_then_end(kind: u32, ids: Invocation) {
     }
     let launched = workgroupUniformLoad(&wg_launched);
     run_stage(2u, kind, ids);
-    end_in_stage2(ids.tid, ids.wid.x + ids.wid.y * ids.nwg.x, launched, CELLS_PER_BLOCK); // one thread per cell
+    end_in_stage2(ids.tid, ids.wid.x + ids.wid.y * ids.nwg.x, launched, stage_threads(kind));
 }
 var<workgroup> wg_launched: u32;
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(16, 17)
 fn stage2_end(ids: Invocation) { stage2_then_end(CLASS_REGULAR, ids); }
 
 @compute @workgroup_size(16, 16)

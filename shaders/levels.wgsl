@@ -76,7 +76,7 @@ fn virtual_halo(stage: u32, b: u32, nb: u32, side: u32, l: vec2<i32>) -> vec4<f3
         let d = n & 1;
         let t = n >> 1u;
         let cell = edge - out * d + run * (2 * k + t);
-        f[n] = to_primitive(load_cell(stage, b, u32(cell.x + BLOCK * cell.y)));
+        f[n] = to_primitive(load_own(stage, b, u32(cell.x + BLOCK * cell.y)));
     }
     let fine = fine_mean(f[0], f[1], f[2], f[3]);
     let with_along = k >= 1 && k <= 6;
