@@ -796,9 +796,10 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
 
 // Threads of a stage workgroup: one per cell and, for regular blocks, a 17th row, so that
 // the 272 faces of each direction take one round instead of two. The second round, on 16
-// threads, held the whole workgroup for a face's latency. The other classes keep 256
-// threads: their kernels take 64 registers, and at 17 rows an SM would hold one workgroup
-// fewer.
+// threads, held the whole workgroup for a face's latency (and at 16 rows the driver gives
+// the regular kernels 57-59 registers instead of 43-45). The other classes keep 256
+// threads: their kernels take 64-74 registers, and at 17 rows an SM would hold one
+// workgroup fewer.
 fn stage_threads(kind: u32) -> u32 {
     return select(CELLS_PER_BLOCK, X_FACES, kind == CLASS_REGULAR);
 }

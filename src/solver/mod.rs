@@ -279,12 +279,12 @@ pub struct Split {
 const END_IN_STAGE2_MAX_BLOCKS: u32 = 256;
 
 /// Regular internal blocks from which the blocks at a level change get stage kernels of
-/// their own. The split makes the regular blocks' kernels leaner (55 registers instead of
-/// 64 on an H100: 15% faster) but adds two dispatches per step, whose fixed cost only a
-/// large grid repays: on an H100 (docs/benchmarks.md, multi-resolution) it lost 3% with
-/// 7,000 regular blocks and won 3% with 28,000. A grid of one level always gets the lean
-/// kernels, with no extra dispatch. QUADFLOOD_LEVEL_CLASSES=split|one overrides, for
-/// measuring.
+/// their own. The split makes the regular blocks' kernels leaner (on an H100, 43-45
+/// registers against 64-74, and 272 threads) but adds two dispatches per step, whose fixed
+/// cost only a large grid repays: on an H100 (docs/benchmarks.md, multi-resolution) it
+/// came within the noise with 7,000 regular blocks and won 3% with 28,000. A grid of one
+/// level always gets the lean kernels, with no extra dispatch.
+/// QUADFLOOD_LEVEL_CLASSES=split|one overrides, for measuring.
 const SPLIT_MIN_REGULAR_BLOCKS: u32 = 16384;
 
 impl Split {
