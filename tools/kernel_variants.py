@@ -8,7 +8,9 @@ probes, not correct solvers.
     tools/kernel_variants.py /tmp/k variants/
     QUADFLOOD_SOLVER_WGSL=variants/skeleton.wgsl quadflood bench --n 4096 --profile
 
-A variant whose text no longer matches the tree given is skipped with a note.
+A variant whose text no longer matches the tree given is skipped with a note: the early
+ones need that tree, those of 2026-11-25 evening (`loads_late` on) the current one
+(`tools/kernel_variants.py . variants/`).
 """
 import os
 import sys
@@ -233,6 +235,97 @@ def kb(n):
 
 
 SKELETON = [strip_levels, strip_edge, strip_extras, skeleton]
+# The variants of 2026-11-25 evening (docs/benchmarks.md, "17 rows of threads"), on the
+# tree of commit 3ad54a4 or later.
+EARLY = """    // What the cell update needs from memory besides the tile, loaded now so that the wait
+    // overlaps the halo loads instead of following the faces.
+    let cell = b * CELLS_PER_BLOCK + tid;
+    let span = sources[b];
+    let friction_code = friction[b];
+    var start = vec4<f32>(0.0); // U^n of the own cell, which stage 2 averages with
+    if (stage == 2u && cell_thread) {
+        start = state_a[cell];
+    }
+"""
+UPDATE = "    // 4. Update the own cell.\n"
+def loads_late(s):
+    """The cell update's loads after the faces, where they were before."""
+    return rep(rep(s, EARLY, ""), UPDATE, UPDATE + EARLY)
+def early_regular_only(s):
+    s = rep(s, "    if (stage == 2u && cell_thread) {\n        start = state_a[cell];\n    }\n",
+            "    if (stage == 2u && cell_thread && kind == CLASS_REGULAR) {\n        start = state_a[cell];\n    }\n")
+    return rep(s, "        if (stage == 2u) {\n            next = 0.5 * (start + next);",
+               "        if (stage == 2u) {\n            if (kind != CLASS_REGULAR) {\n                start = state_a[cell];\n            }\n            next = 0.5 * (start + next);")
+def park_start(s):
+    """U^n kept in workgroup memory through the faces instead of registers."""
+    s = rep(s, "var<workgroup> wg_block: u32;\n", "var<workgroup> wg_block: u32;\nvar<workgroup> wg_start: array<vec4<f32>, 256>;\n")
+    s = rep(s, "    if (tid < 128u) {\n        let l = halo_cell(tid);",
+            "    if (stage == 2u && cell_thread && kind == CLASS_REGULAR) {\n        wg_start[tid] = start;\n    }\n    if (tid < 128u) {\n        let l = halo_cell(tid);")
+    return rep(s, "            if (kind != CLASS_REGULAR) {\n                start = state_a[cell];\n            }\n",
+               "            if (kind != CLASS_REGULAR) {\n                start = state_a[cell];\n            } else {\n                start = wg_start[tid];\n            }\n")
+def park_own(s):
+    """The own cell's state kept in workgroup memory too."""
+    s = rep(s, "var<workgroup> wg_start: array<vec4<f32>, 256>;\n", "var<workgroup> wg_start: array<vec4<f32>, 256>;\nvar<workgroup> wg_own: array<vec4<f32>, 256>;\n")
+    s = rep(s, "        tile[tile_index(li, lj)] = to_primitive(own);\n",
+            "        tile[tile_index(li, lj)] = to_primitive(own);\n        wg_own[tid] = own;\n")
+    return rep(s, UPDATE, UPDATE + "    if (cell_thread) {\n        own = wg_own[tid];\n    }\n")
+def rows16(s):
+    """Regular blocks on 16x16 threads, faces in two rounds."""
+    s = rep(s, "    return select(CELLS_PER_BLOCK, X_FACES, kind == CLASS_REGULAR);", "    return CELLS_PER_BLOCK;")
+    for entry in ["stage1(", "stage2(", "stage2_end("]:
+        s = rep(s, "@compute @workgroup_size(16, 17)\nfn " + entry, "@compute @workgroup_size(16, 16)\nfn " + entry)
+    return s
+def paired_faces(s):
+    """Each thread of a regular block computes its x-face and its y-face in one phase."""
+    s = rep(s, "var<workgroup> face: array<vec4<f32>, 272>;", "var<workgroup> face: array<vec4<f32>, 544>;")
+    s = rep(s, "fn yface_index(li: i32, lj: i32) -> i32 {\n    return li + BLOCK * lj;",
+            "fn yface_index(li: i32, lj: i32) -> i32 {\n    return i32(X_FACES) + li + BLOCK * lj;")
+    s = rep(s, "    face[select(f - X_FACES, f, f < X_FACES)] = flux;\n}\n", """    face[f] = flux;
+}
+
+fn compute_face_pair(stage: u32, info: BlockInfo, tid: u32) {
+    var fx = stencil_flux(regular_stencil(tid));
+    var fy = stencil_flux(regular_stencil(tid + X_FACES));
+    if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        fx = domain_edge_face(stage, tid, fx);
+        fy = domain_edge_face(stage, tid + X_FACES, fy);
+    }
+    face[tid] = fx;
+    face[tid + X_FACES] = fy;
+}
+""")
+    s = rep(s, """    if (faces) {
+        compute_faces(stage, b, info, tid, threads, 0u, X_FACES);
+    }
+    workgroupBarrier();
+""", """    let fused = kind == CLASS_REGULAR;
+    if (faces) {
+        if (fused) {
+            compute_face_pair(stage, info, tid);
+        } else {
+            compute_faces(stage, b, info, tid, threads, 0u, X_FACES);
+        }
+    }
+    workgroupBarrier();
+""")
+    return rep(s, """    workgroupBarrier();
+    if (faces) {
+        compute_faces(stage, b, info, tid, threads, X_FACES, REGULAR_FACES);
+    }
+    workgroupBarrier();
+""", """    if (!fused) {
+        if (faces) {
+            compute_faces(stage, b, info, tid, threads, X_FACES, REGULAR_FACES);
+        }
+        workgroupBarrier();
+    }
+""")
+def empty_stages(s):
+    """The regular stage kernels with no body: what recording a step costs the host alone."""
+    s = rep(s, "fn stage1(ids: Invocation) { run_stage(1u, CLASS_REGULAR, ids); }", "fn stage1(ids: Invocation) { }")
+    s = rep(s, "fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }", "fn stage2(ids: Invocation) { }")
+    return rep(s, "fn stage2_end(ids: Invocation) { stage2_then_end(CLASS_REGULAR, ids); }", "fn stage2_end(ids: Invocation) { }")
+
 variants = {
     "base": [],
     "nolevels": [strip_levels],
@@ -264,6 +357,14 @@ variants = {
     "persist1056_noprefetch": SKELETON[:3] + [persist(1056, "false")],
     "persist2112": SKELETON[:3] + [persist(2112, "true")],
     "persist_all": SKELETON[:3] + [persist(1000000, "true")],
+    # 2026-11-25 evening, against the shipped kernels ("base")
+    "loads_late": [loads_late],
+    "early_regular_only": [early_regular_only],
+    "park_start": [early_regular_only, park_start],
+    "park_start_own": [early_regular_only, park_start, park_own],
+    "rows16": [rows16],
+    "paired_faces": [paired_faces],
+    "empty_stages": [empty_stages],
 }
 for name, fs in variants.items():
     s = base
