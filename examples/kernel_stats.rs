@@ -87,7 +87,15 @@ fn spirv_of(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) 
         shader_stage: naga::ShaderStage::Compute,
         entry_point: entry.to_string(),
     };
-    spv::write_vec(module, info, &options, Some(&pipeline)).expect("SPIR-V")
+    // Override constants at their defaults, as wgpu substitutes them.
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        module,
+        info,
+        Some((naga::ShaderStage::Compute, entry)),
+        &Default::default(),
+    )
+    .expect("override constants");
+    spv::write_vec(&module, &info, &options, Some(&pipeline)).expect("SPIR-V")
 }
 
 /// The descriptor types of the bindings the entry point uses, set by set.

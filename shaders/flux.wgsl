@@ -794,6 +794,10 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     }
 }
 
+// Rows of threads of the regular stage kernels: 17, or 16 on an adapter that allows fewer
+// than 272 invocations per workgroup (src/solver/kernels.rs). Any count gives the same bits.
+override REGULAR_ROWS: u32 = 17u;
+
 // Threads of a stage workgroup: one per cell and, for regular blocks, a 17th row, so that
 // the 272 faces of each direction take one round instead of two. The second round, on 16
 // threads, held the whole workgroup for a face's latency (and at 16 rows the driver gives
@@ -801,7 +805,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
 // threads: their kernels take 64-74 registers, and at 17 rows an SM would hold one
 // workgroup fewer.
 fn stage_threads(kind: u32) -> u32 {
-    return select(CELLS_PER_BLOCK, X_FACES, kind == CLASS_REGULAR);
+    return select(CELLS_PER_BLOCK, u32(BLOCK) * REGULAR_ROWS, kind == CLASS_REGULAR);
 }
 
 // Where a stage invocation sits: its workgroup (a block of the class's list) and its
@@ -816,10 +820,10 @@ struct Invocation {
 @compute @workgroup_size(16, 16)
 fn init_speeds(ids: Invocation) { run_stage(0u, CLASS_LEVELS, ids); }
 
-@compute @workgroup_size(16, 17)
+@compute @workgroup_size(16, REGULAR_ROWS)
 fn stage1(ids: Invocation) { run_stage(1u, CLASS_REGULAR, ids); }
 
-@compute @workgroup_size(16, 17)
+@compute @workgroup_size(16, REGULAR_ROWS)
 fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }
 
 // Stage 2 and, in its last workgroup, the end of the step (FLAG_END_IN_STAGE2): two
@@ -834,7 +838,7 @@ fn stage2_then_end(kind: u32, ids: Invocation) {
 }
 var<workgroup> wg_launched: u32;
 
-@compute @workgroup_size(16, 17)
+@compute @workgroup_size(16, REGULAR_ROWS)
 fn stage2_end(ids: Invocation) { stage2_then_end(CLASS_REGULAR, ids); }
 
 @compute @workgroup_size(16, 16)

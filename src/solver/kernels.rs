@@ -67,6 +67,8 @@ pub struct Kernels {
     pipeline_layout: wgpu::PipelineLayout,
     /// Groups 0 and 1: for the kernels that write the dispatch arguments.
     finalize_layout: wgpu::PipelineLayout,
+    /// Rows of threads of the regular stage kernels (see `regular_rows`).
+    regular_rows: u32,
     /// The stage kernels, each compiled when a grid first needs it (see `stage`). Shared
     /// by clones.
     stages: Arc<Mutex<HashMap<&'static str, wgpu::ComputePipeline>>>,
@@ -135,6 +137,7 @@ impl Kernels {
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
             pipeline_layout,
             finalize_layout,
+            regular_rows: regular_rows(&gpu.limits),
             stages: Default::default(),
             layout,
             dispatch_layout,
@@ -165,15 +168,45 @@ impl Kernels {
         entry: &str,
         layout: &wgpu::PipelineLayout,
     ) -> wgpu::ComputePipeline {
+        // Passed only when it differs from the shader's default, so that a module from
+        // QUADFLOOD_SOLVER_WGSL without the constant still compiles.
+        let rows = [("REGULAR_ROWS", f64::from(self.regular_rows))];
+        let constants: &[(&str, f64)] = if self.regular_rows == DEFAULT_REGULAR_ROWS {
+            &[]
+        } else {
+            &rows
+        };
         gpu.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(layout),
                 module: &self.module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
                 cache: None,
             })
+    }
+}
+
+/// `REGULAR_ROWS` in shaders/flux.wgsl: the regular stage kernels run 16 × 17 threads, so
+/// that each direction's 272 faces take one round.
+const DEFAULT_REGULAR_ROWS: u32 = 17;
+
+/// Rows of threads of the regular stage kernels: the default where the adapter allows
+/// 16 × 17 invocations per workgroup (every desktop GPU does), else 16, one per cell, which
+/// WebGPU's baseline allows. Either gives the same bits. QUADFLOOD_REGULAR_ROWS=16|17
+/// forces it, for testing.
+fn regular_rows(limits: &wgpu::Limits) -> u32 {
+    let fits = limits.max_compute_invocations_per_workgroup >= 16 * DEFAULT_REGULAR_ROWS
+        && limits.max_compute_workgroup_size_y >= DEFAULT_REGULAR_ROWS;
+    match super::env_choice("QUADFLOOD_REGULAR_ROWS", &["16", "17"]) {
+        Some("16") => 16,
+        Some(_) => DEFAULT_REGULAR_ROWS,
+        None if fits => DEFAULT_REGULAR_ROWS,
+        None => 16,
     }
 }
 
