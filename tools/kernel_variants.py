@@ -269,12 +269,6 @@ def park_own(s):
     s = rep(s, "        tile[tile_index(li, lj)] = to_primitive(own);\n",
             "        tile[tile_index(li, lj)] = to_primitive(own);\n        wg_own[tid] = own;\n")
     return rep(s, UPDATE, UPDATE + "    if (cell_thread) {\n        own = wg_own[tid];\n    }\n")
-def rows16(s):
-    """Regular blocks on 16x16 threads, faces in two rounds."""
-    s = rep(s, "    return select(CELLS_PER_BLOCK, X_FACES, kind == CLASS_REGULAR);", "    return CELLS_PER_BLOCK;")
-    for entry in ["stage1(", "stage2(", "stage2_end("]:
-        s = rep(s, "@compute @workgroup_size(16, 17)\nfn " + entry, "@compute @workgroup_size(16, 16)\nfn " + entry)
-    return s
 def paired_faces(s):
     """Each thread of a regular block computes its x-face and its y-face in one phase."""
     s = rep(s, "var<workgroup> face: array<vec4<f32>, 272>;", "var<workgroup> face: array<vec4<f32>, 544>;")
@@ -362,7 +356,7 @@ variants = {
     "early_regular_only": [early_regular_only],
     "park_start": [early_regular_only, park_start],
     "park_start_own": [early_regular_only, park_start, park_own],
-    "rows16": [rows16],
+    # 16 rows of threads for the regular kernels: QUADFLOOD_REGULAR_ROWS=16 on the base
     "paired_faces": [paired_faces],
     "empty_stages": [empty_stages],
 }
