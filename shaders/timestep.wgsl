@@ -181,6 +181,9 @@ fn finalize(lid: u32) {
     if (share) {
         wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
     }
+    if (lid == 0u) {
+        atomicStore(&wg_raining, 0u); // workgroup memory need not start zeroed
+    }
     workgroupBarrier();
     if (lid == 0u) {
         let next = end_step(dt);

@@ -38,3 +38,34 @@ fn sixteen_or_seventeen_rows_of_threads_give_the_same_bits() {
         }
     }
 }
+
+/// WebGPU zeroes workgroup memory at each workgroup's start; QUADFLOOD_ZERO_WORKGROUP=off
+/// skips that, to measure what it costs. The kernels write every workgroup value they read,
+/// so the results must not change by one bit: across level changes (virtual halos, side
+/// faces) and on the domain edge with an inflow.
+#[test]
+fn workgroup_memory_need_not_start_zeroed() {
+    let run = |scenario: &str, settings: &[&str], zeroed: &str| {
+        let mut args = vec!["--set", "output.png=false"];
+        for setting in settings {
+            args.extend(["--set", setting]);
+        }
+        let env = [("QUADFLOOD_ZERO_WORKGROUP", zeroed)];
+        common::run_results(&common::shipped(scenario), &args, &env)
+    };
+    for (scenario, settings) in [
+        ("circular-dam-break-3-levels.toml", &["time.end=5"][..]),
+        ("inflow-box.toml", &["time.end=40"][..]),
+    ] {
+        let zeroed = run(scenario, settings, "on");
+        let not_zeroed = run(scenario, settings, "off");
+        assert!(zeroed.len() > 2, "{scenario}: {} files", zeroed.len());
+        assert_eq!(zeroed.len(), not_zeroed.len(), "{scenario}");
+        for ((name, a), (_, b)) in zeroed.iter().zip(&not_zeroed) {
+            assert!(
+                a == b,
+                "{scenario}: {name} differs when workgroup memory does not start zeroed"
+            );
+        }
+    }
+}

@@ -125,7 +125,7 @@ impl Kernels {
                     layout: Some(layout),
                     module: &module,
                     entry_point: Some(entry),
-                    compilation_options: Default::default(),
+                    compilation_options: options(&[]),
                     cache: None,
                 })
         };
@@ -182,12 +182,23 @@ impl Kernels {
                 layout: Some(layout),
                 module: &self.module,
                 entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    ..Default::default()
-                },
+                compilation_options: options(constants),
                 cache: None,
             })
+    }
+}
+
+/// How the solver's pipelines are compiled: `constants` sets the module's override
+/// constants. Workgroup memory starts zeroed, as WebGPU requires, unless
+/// QUADFLOOD_ZERO_WORKGROUP=off: the kernels write all they read, and the knob measures what
+/// the zeroing costs.
+fn options<'a>(constants: &'a [(&'a str, f64)]) -> wgpu::PipelineCompilationOptions<'a> {
+    wgpu::PipelineCompilationOptions {
+        constants,
+        zero_initialize_workgroup_memory: super::env_choice(
+            "QUADFLOOD_ZERO_WORKGROUP",
+            &["on", "off"],
+        ) != Some("off"),
     }
 }
 
@@ -286,7 +297,7 @@ impl RankKernels {
                 layout: Some(layout),
                 module: &k.module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: options(&[]),
                 cache: None,
             })
         };
