@@ -223,16 +223,12 @@ fn the_kernels_per_block_class_change_no_result() {
         ("river-valley.toml", "120"),
     ] {
         let one = run(scenario, end, "one", "1");
-        assert!(one.len() > 2, "{scenario}: {} files", one.len());
         for (classes, pieces) in [("split", "1"), ("split", "3")] {
-            let other = run(scenario, end, classes, pieces);
-            assert_eq!(other.len(), one.len(), "{scenario}");
-            for ((name, a), (_, b)) in one.iter().zip(&other) {
-                assert!(
-                    a == b,
-                    "{scenario}: {name} differs between one kernel and the class kernels ({pieces} sub-domains)"
-                );
-            }
+            common::assert_same_results(
+                &one,
+                &run(scenario, end, classes, pieces),
+                &format!("{scenario}: one kernel and the class kernels ({pieces} sub-domains)"),
+            );
         }
     }
 }

@@ -127,3 +127,28 @@ pub fn run_results(
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     result_bytes(out.path())
 }
+
+/// The result files of a shipped scenario run with `--set` each of `settings` (and no PNG
+/// outputs) and the environment variables `env` set.
+pub fn run_shipped(
+    scenario: &str,
+    settings: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<(String, Vec<u8>)> {
+    let mut args = vec!["--set", "output.png=false"];
+    for setting in settings {
+        args.extend(["--set", setting]);
+    }
+    run_results(&shipped(scenario), &args, env)
+}
+
+/// Asserts that two runs wrote the same files, byte for byte; `what` names the runs in
+/// the message, with the first file that differs.
+pub fn assert_same_results(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)], what: &str) {
+    assert!(a.len() > 2, "{what}: only {} files", a.len());
+    assert_eq!(a.len(), b.len(), "{what}: file counts");
+    for ((name, x), (other, y)) in a.iter().zip(b) {
+        assert_eq!(name, other, "{what}");
+        assert!(x == y, "{what}: {name} differs");
+    }
+}
