@@ -156,50 +156,32 @@ fn a_foreign_or_truncated_checkpoint_is_refused() {
         &["--checkpoint-every", "30", "--set", "time.end=31"],
     );
     let checkpoint = out.join("checkpoint_0000030.0s.qfck");
+    // Restarting `scenario` from `file` exits with code 2, naming the file and the reason.
+    let refused = |scenario: &std::path::Path, file: &std::path::Path, reason: &str| {
+        let (code, stderr) = quadflood(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--restart",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{stderr}");
+        let name = file.file_name().unwrap().to_str().unwrap();
+        assert!(stderr.contains(name) && stderr.contains(reason), "{stderr}");
+    };
     let other = dir.path().join("other.toml");
     std::fs::write(&other, SCENARIO.replace("nx = 96", "nx = 80")).unwrap();
-    let (code, stderr) = quadflood(&[
-        "run",
-        other.to_str().unwrap(),
-        "--restart",
-        checkpoint.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("checkpoint_0000030.0s.qfck") && stderr.contains("another grid"),
-        "{stderr}"
-    );
+    refused(&other, &checkpoint, "another grid");
     let bytes = std::fs::read(&checkpoint).unwrap();
     let cut = dir.path().join("cut.qfck");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    let (code, stderr) = quadflood(&[
-        "run",
-        scenario.to_str().unwrap(),
-        "--restart",
-        cut.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("cut.qfck") && stderr.contains("truncated"),
-        "{stderr}"
-    );
+    refused(&scenario, &cut, "truncated");
     // A checkpoint of the first format (maxima in 20 bytes a cell).
     let old = dir.path().join("old.qfck");
     let text_end = bytes.iter().position(|&b| b == b'\n').unwrap();
     let mut older = b"quadflood checkpoint 1".to_vec();
     older.extend_from_slice(&bytes[text_end..]);
     std::fs::write(&old, older).unwrap();
-    let (code, stderr) = quadflood(&[
-        "run",
-        scenario.to_str().unwrap(),
-        "--restart",
-        old.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("old.qfck") && stderr.contains("format 1"),
-        "{stderr}"
-    );
+    refused(&scenario, &old, "format 1");
 }
 
 #[test]

@@ -83,8 +83,8 @@ fn groups(n: usize) -> u32 {
     (n as u32).div_ceil(256)
 }
 
-/// (Never ending steps in stage 2: a rank's steps read and write dispatch arguments
-/// buffer 0.)
+/// A rank's split. Unlike `Split::one_rank`, it never ends steps in stage 2: a rank's
+/// steps end after the CFL minimum is agreed, and read and write dispatch arguments buffer 0.
 fn split_of(local: &LocalGrid) -> Split {
     Split::new(&local.grid, local.own as u32, local.border as u32)
 }
