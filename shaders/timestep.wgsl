@@ -82,8 +82,12 @@ fn set_groups(at: u32, blocks: u32) {
     if ((params.flags & FLAG_END_IN_STAGE2) != 0u) {
         count = max(count, 1u);
     }
-    dispatch[at] = min(count, MAX_GROUPS_X);
-    dispatch[at + 1u] = select(0u, (count + MAX_GROUPS_X - 1u) / MAX_GROUPS_X, count > 0u);
+    // As few rows as the limit allows, of equal length: fewer than `rows` workgroups find
+    // no block. (Rows of MAX_GROUPS_X left 65,534 idle workgroups at 65,536 blocks, 8%
+    // of a 4096² step on an H100.)
+    let rows = (count + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
+    dispatch[at] = select(0u, (count + rows - 1u) / max(rows, 1u), rows > 0u);
+    dispatch[at + 1u] = rows;
     dispatch[at + 2u] = 1u;
 }
 
@@ -173,6 +177,17 @@ fn end_in_stage2(lid: u32, linear: u32, launched: u32, threads: u32) {
     finalize(lid);
 }
 
+// Whether the dry-map launched every block of a rank with no ghosts: the step then reads
+// the fixed lists, in block order, where the dry-map's are in the order its atomics came
+// (3.5% slower on a fully wet 4096² grid on an H100). With ghosts it does not: a ghost
+// block its rank did not launch has no U* here.
+fn every_block_launched(internal: u32) -> bool {
+    return params.own_blocks == params.nblocks
+        && sim.list_count == params.regular_blocks
+        && sim.list_count_border == params.border_blocks
+        && sim.list_count_levels == internal - params.regular_blocks;
+}
+
 // Called by every thread of the workgroup; threads from FINALIZE_THREADS on only keep to
 // its barriers, so that any workgroup size gives the same bits.
 fn finalize(lid: u32) {
@@ -208,9 +223,9 @@ fn finalize(lid: u32) {
         return;
     }
     let raining = atomicLoad(&wg_raining) == 1u;
-    let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining;
-    sim.all_active = select(0u, 1u, all);
     let internal = params.own_blocks - params.border_blocks;
+    let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining || every_block_launched(internal);
+    sim.all_active = select(0u, 1u, all);
     var regular = select(sim.list_count, params.regular_blocks, all);
     var border = select(sim.list_count_border, params.border_blocks, all);
     var levels = select(sim.list_count_levels, internal - params.regular_blocks, all);

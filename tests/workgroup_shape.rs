@@ -30,9 +30,10 @@ fn sixteen_or_seventeen_rows_of_threads_give_the_same_bits() {
     }
 }
 
-/// WebGPU zeroes workgroup memory at each workgroup's start; QUADFLOOD_ZERO_WORKGROUP=off
-/// skips that, to measure what it costs. The kernels write every workgroup value they read:
-/// across level changes (virtual halos, side faces) and on the domain edge with an inflow.
+/// WebGPU zeroes workgroup memory at each workgroup's start; the solver skips that
+/// (QUADFLOOD_ZERO_WORKGROUP=on restores it), so the kernels must write every workgroup
+/// value they read: across level changes (virtual halos, side faces) and on the domain
+/// edge with an inflow.
 #[test]
 fn workgroup_memory_need_not_start_zeroed() {
     for (scenario, settings) in [

@@ -9,8 +9,11 @@ probes, not correct solvers.
     QUADFLOOD_SOLVER_WGSL=variants/skeleton.wgsl quadflood bench --n 4096 --profile
 
 A variant whose text no longer matches the tree given is skipped with a note: the early
-ones need that tree, those of 2026-11-25 evening (`loads_late` on) the current one
-(`tools/kernel_variants.py . variants/`).
+ones need that tree, those of 2026-11-25 evening (`loads_late` to `empty_stages`) commit
+3ad54a4 or later. The block-index probes of 2026-11-25 17:00 UTC (`list_parallel` on) ran
+on the trees docs/benchmarks.md names for them ("Current figures (2026-11-25, 17:00
+UTC)"); `fixed_identity` needs the tree before the kernels took block numbers for list
+entries.
 """
 import os
 import sys
@@ -320,6 +323,131 @@ def empty_stages(s):
     s = rep(s, "fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }", "fn stage2(ids: Invocation) { }")
     return rep(s, "fn stage2_end(ids: Invocation) { stage2_then_end(CLASS_REGULAR, ids); }", "fn stage2_end(ids: Invocation) { }")
 
+BLOCK_CHOICE = """        } else if (linear < dispatched_in(kind)) {
+            b = block_of_list(kind, linear);
+        }"""
+LIST_PARALLEL_FN = """
+// Both candidate list entries, the count and the all-active flag loaded at once.
+fn block_of_list_parallel(kind: u32, linear: u32) -> u32 {
+    let nb = params.nblocks;
+    var fixed: u32;
+    var moving: u32;
+    switch (kind) {
+        case CLASS_BORDER: {
+            fixed = linear;
+            moving = active_list[nb + linear];
+        }
+        case CLASS_LEVELS: {
+            fixed = active_list[2u * nb + params.regular_blocks + linear];
+            moving = active_list[nb - 1u - linear];
+        }
+        default: {
+            fixed = active_list[2u * nb + linear];
+            moving = active_list[linear];
+        }
+    }
+    let b = select(moving, fixed, sim.all_active == 1u);
+    return select(NONE, b, linear < dispatched_in(kind));
+}
+"""
+def list_parallel(s):
+    """The block index from one round of loads instead of two (count, then list)."""
+    s = rep(s, BLOCK_CHOICE, """        } else {
+            b = block_of_list_parallel(kind, linear);
+        }""")
+    return s + LIST_PARALLEL_FN
+def block_linear(s):
+    """Timing probe: block = workgroup index, no list (right only where every block of a
+    one-class, one-rank grid is launched, as in the benchmark)."""
+    return rep(s, BLOCK_CHOICE, """        } else {
+            b = select(NONE, linear, linear < params.own_blocks);
+        }""")
+def all_then_linear(s):
+    """Timing probe: in all-active steps the block is the workgroup index (right where the
+    fixed list is the identity, as in the one-class, one-rank benchmark); the list otherwise."""
+    return rep(s, BLOCK_CHOICE, """        } else if (sim.all_active == 1u) {
+            b = select(NONE, linear, linear < params.own_blocks);
+        } else if (linear < dispatched_in(kind)) {
+            b = block_of_list(kind, linear);
+        }""")
+def fixed_list_only(s):
+    """Timing probe: the fixed list read without the count or the all-active flag."""
+    return rep(s, BLOCK_CHOICE, """        } else {
+            b = select(NONE, active_list[2u * params.nblocks + linear], linear < params.own_blocks);
+        }""")
+def moving_list_only(s):
+    """Timing probe: the step's list read without the count (right where every block of a
+    one-class, one-rank grid is launched, as in the benchmark)."""
+    return rep(s, BLOCK_CHOICE, """        } else {
+            b = select(NONE, active_list[linear], linear < params.own_blocks);
+        }""")
+FIXED_PARALLEL_FN = """
+// The fixed list's entry, the count and the all-active flag loaded at once: in steps that
+// launch every block the block index then waits on one round of loads, not two.
+fn block_of_list_fixed_first(kind: u32, linear: u32) -> u32 {
+    let nb = params.nblocks;
+    var fixed: u32;
+    switch (kind) {
+        case CLASS_BORDER: { fixed = linear; }
+        case CLASS_LEVELS: { fixed = active_list[2u * nb + params.regular_blocks + linear]; }
+        default: { fixed = active_list[2u * nb + linear]; }
+    }
+    let all = sim.all_active == 1u;
+    if (linear >= dispatched_in(kind)) {
+        return NONE;
+    }
+    if (all) {
+        return fixed;
+    }
+    switch (kind) {
+        case CLASS_BORDER: { return active_list[nb + linear]; }
+        case CLASS_LEVELS: { return active_list[nb - 1u - linear]; }
+        default: { return active_list[linear]; }
+    }
+}
+"""
+def fixed_parallel(s):
+    """In steps that launch every block, the fixed list's entry loaded with the count."""
+    s = rep(s, BLOCK_CHOICE, """        } else {
+            b = block_of_list_fixed_first(kind, linear);
+        }""")
+    return s + FIXED_PARALLEL_FN
+def fixed_identity(s):
+    """Timing probe: in all-active steps the block is the class's first plus the workgroup
+    index, as if blocks were numbered class by class (right in the one-class benchmark)."""
+    s = rep(s, "            default: { return active_list[2u * nb + linear]; }", "            default: { return params.border_blocks + linear; }")
+    return s
+def staged_only_when_all(s):
+    """Stage 2 loads only U* for the halo when every block was launched (a workgroup
+    value set with the block index), instead of U* and U^n and a select."""
+    s = rep(s, "var<workgroup> wg_block: u32;", "var<workgroup> wg_block: u32;\nvar<workgroup> wg_all_launched: u32;")
+    s = rep(s, """        wg_block = b;
+""", """        wg_block = b;
+        wg_all_launched = sim.all_active;
+""")
+    s = rep(s, """    if (stage == 2u) {
+        let start = state_a[i];""", """    if (stage == 2u) {
+        if (wg_all_launched == 1u) {
+            return state_b[i];
+        }
+        let start = state_a[i];""")
+    return s
+def staged_only_when_all_levels(s):
+    """`staged_only_when_all` in the level-change kernels only, where it took stage2_levels
+    from 74 to 64 registers (kernel_stats on an H100): 4 workgroups per SM instead of 3."""
+    s = staged_only_when_all(s)
+    s = rep(s, """        wg_all_launched = sim.all_active;
+""", """        wg_all_launched = select(0u, sim.all_active, kind != CLASS_REGULAR);
+""")
+    return s
+def local_from_l(s):
+    """The halo cell's place in its block from its tile coordinates, not the block's."""
+    return rep(s, """        return finer_halo(stage, b, side, l);
+    }
+    return load_global(stage, nb, gi, gj);""", """        return finer_halo(stage, b, side, l);
+    }
+    return to_primitive(load_cell(stage, nb, u32((l.x & 15) + BLOCK * (l.y & 15))));""")
+
 variants = {
     "base": [],
     "nolevels": [strip_levels],
@@ -359,6 +487,19 @@ variants = {
     # 16 rows of threads for the regular kernels: QUADFLOOD_REGULAR_ROWS=16 on the base
     "paired_faces": [paired_faces],
     "empty_stages": [empty_stages],
+    # 2026-11-25 17:00 UTC: the chain of loads before the halo (count, list, neighbours, state)
+    "list_parallel": [list_parallel],
+    "block_linear": [block_linear],
+    "local_from_l": [local_from_l],
+    "all_then_linear": [all_then_linear],
+    "fixed_list_only": [fixed_list_only],
+    "moving_list_only": [moving_list_only],
+    "fixed_parallel": [fixed_parallel],
+    "staged_only_when_all": [staged_only_when_all],
+    "staged_only_when_all_levels": [staged_only_when_all_levels],
+    "fixed_identity": [fixed_identity],
+    "short_chain": [list_parallel, local_from_l],
+    "block_linear_local": [block_linear, local_from_l],
 }
 for name, fs in variants.items():
     s = base

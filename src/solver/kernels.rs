@@ -189,16 +189,17 @@ impl Kernels {
 }
 
 /// How the solver's pipelines are compiled: `constants` sets the module's override
-/// constants. Workgroup memory starts zeroed, as WebGPU requires, unless
-/// QUADFLOOD_ZERO_WORKGROUP=off: the kernels write all they read, and the knob measures what
-/// the zeroing costs.
+/// constants. Workgroup memory is not zeroed at each workgroup's start, as WebGPU would
+/// have it: the kernels write every workgroup value they read, and the zeroing cost 1-2.4%
+/// of a step on an H100 (docs/benchmarks.md). QUADFLOOD_ZERO_WORKGROUP=on zeroes it, to
+/// check that nothing reads it unwritten (tests/workgroup_shape.rs).
 fn options<'a>(constants: &'a [(&'a str, f64)]) -> wgpu::PipelineCompilationOptions<'a> {
     wgpu::PipelineCompilationOptions {
         constants,
         zero_initialize_workgroup_memory: super::env_choice(
             "QUADFLOOD_ZERO_WORKGROUP",
             &["on", "off"],
-        ) != Some("off"),
+        ) == Some("on"),
     }
 }
 

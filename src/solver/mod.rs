@@ -34,6 +34,7 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_VAN_ALBADA: u32 = 4;
 const FLAG_END_IN_STAGE2: u32 = 8;
+const FLAG_CLASSES_IN_ORDER: u32 = 16;
 const INF_BITS: u32 = 0x7f80_0000;
 const FRICTION_PER_CELL: u32 = 0x8000_0000;
 /// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on regular
@@ -333,6 +334,16 @@ impl Split {
     /// has a level change, or when every internal block does (no regular class).
     fn in_levels_class(&self, info: &crate::grid::BlockInfo) -> bool {
         info.has_level_change() || self.regular == 0
+    }
+
+    /// Whether the internal blocks are numbered class by class, regular ones first (as on a
+    /// grid of one class): each class's fixed list is then a range of block numbers.
+    fn classes_in_order(&self, grid: &crate::grid::BlockGrid) -> bool {
+        let levels = |b: u32| self.in_levels_class(&grid.blocks[b as usize]);
+        let first_levels = (self.border..self.own)
+            .find(|&b| levels(b))
+            .unwrap_or(self.own);
+        !(first_levels..self.own).any(|b| !levels(b))
     }
 
     /// Internal blocks that run the `_levels` kernels (`CLASS_LEVELS`): those with a level
@@ -915,9 +926,15 @@ fn sum_volumes(v: &[[f32; 4]]) -> (f64, f64) {
     })
 }
 
-/// Workgroups for `count` blocks as (x, y), x at most MAX_GROUPS_X.
+/// Workgroups for `count` blocks as (x, y): as few rows y as keep x at most MAX_GROUPS_X,
+/// of equal length, so that fewer than y workgroups find no block (as `set_groups` in
+/// `shaders/timestep.wgsl`).
 pub(crate) fn grid_2d(count: u32) -> (u32, u32) {
-    (count.min(MAX_GROUPS_X), count.div_ceil(MAX_GROUPS_X))
+    if count == 0 {
+        return (0, 0);
+    }
+    let rows = count.div_ceil(MAX_GROUPS_X);
+    (count.div_ceil(rows), rows)
 }
 
 fn check_size(gpu: &Gpu, model: &Model) -> Result<()> {
@@ -960,6 +977,9 @@ fn params_of(model: &Model, split: Split) -> Params {
     }
     if split.end_in_stage2 {
         flags |= FLAG_END_IN_STAGE2;
+    }
+    if split.classes_in_order(&model.grid) {
+        flags |= FLAG_CLASSES_IN_ORDER;
     }
     let [edge_w, edge_e, edge_s, edge_n] = model.edge_offsets();
     Params {
@@ -1312,10 +1332,35 @@ impl Stepper for Simulation<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{active_lists, friction_entries, Split, FRICTION_PER_CELL, SCAN_THREADS};
+    use super::{
+        active_lists, friction_entries, grid_2d, Split, FRICTION_PER_CELL, MAX_GROUPS_X,
+        SCAN_THREADS,
+    };
     use crate::gpu::shaders;
     use crate::grid::CELLS_PER_BLOCK;
     use crate::grid::{BlockGrid, COARSER_SIDES_SHIFT, FINER_SIDES_SHIFT};
+
+    /// Every block gets a workgroup, rows stay within the limit, and fewer workgroups than
+    /// rows find no block (65,536 blocks once launched 131,070).
+    #[test]
+    fn workgroup_grids_leave_fewer_idle_than_rows() {
+        assert_eq!(grid_2d(0), (0, 0));
+        for count in [
+            1,
+            4096,
+            MAX_GROUPS_X,
+            MAX_GROUPS_X + 1,
+            65_536,
+            262_144,
+            4_194_304,
+        ] {
+            let (x, y) = grid_2d(count);
+            let launched = x as u64 * y as u64;
+            assert!(x <= MAX_GROUPS_X, "{count}: {x} per row");
+            assert!(launched >= count as u64, "{count}: {x} x {y}");
+            assert!(launched - (count as u64) < y as u64, "{count}: {x} x {y}");
+        }
+    }
 
     /// A uniform grid of `side`² blocks, every tenth of them flagged as facing another
     /// level (alternately coarser and finer).
@@ -1350,6 +1395,28 @@ mod tests {
         assert_eq!(levels, &changes[..]);
         let expected: Vec<u32> = (border..own).filter(|b| b % 10 != 0).collect();
         assert_eq!(regular, &expected[..]);
+    }
+
+    /// The kernels take block numbers for list entries only where the fixed list is the
+    /// range of internal blocks: on a grid of one class, not where classes interleave.
+    #[test]
+    fn classes_are_in_order_exactly_when_the_fixed_list_is_a_range() {
+        let cases = [
+            (BlockGrid::uniform(16 * 30, 16 * 30), 40),
+            (grid_with_level_changes(20), 7),
+            (grid_with_level_changes(144), 100),
+        ];
+        let mut seen = Vec::new();
+        for (grid, border) in cases {
+            let nb = grid.nblocks();
+            let split = Split::new(&grid, nb as u32, border);
+            let lists = active_lists(&grid, split);
+            let range: Vec<u32> = (border..nb as u32).collect();
+            let is_range = lists[2 * nb..3 * nb - border as usize] == range[..];
+            assert_eq!(split.classes_in_order(&grid), is_range, "{nb} blocks");
+            seen.push(is_range);
+        }
+        assert_eq!(seen, [true, true, false]);
     }
 
     /// Below SPLIT_MIN_REGULAR_BLOCKS a grid with level changes has no regular class:
