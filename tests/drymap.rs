@@ -72,6 +72,27 @@ fn skipping_dry_blocks_changes_nothing_and_saves_work() {
     assert!(wet > 2 * 314, "only {wet} wet cells");
 }
 
+/// A one-rank grid whose blocks are all wet launches every block through the fixed list
+/// (in block order, faster than the dry-map's list), with the same bits as without
+/// skipping; a partly dry one keeps the dry-map's list.
+#[test]
+fn a_fully_wet_grid_launches_every_block_through_the_fixed_list() {
+    let wet_everywhere = |skip: bool| {
+        common::model(&scenario(skip).replace(
+            "[[initial.region]]",
+            "[initial]\ndepth = 0.2\n\n[[initial.region]]",
+        ))
+    };
+    let (a, sa) = common::run_steps(&wet_everywhere(true), 60);
+    let (b, sb) = common::run_steps(&wet_everywhere(false), 60);
+    assert!(sa.all_launched, "every block is wet: {sa:?}");
+    assert_eq!(sa.active_blocks, 80);
+    assert_eq!(sa.t.to_bits(), sb.t.to_bits(), "same clock");
+    common::assert_same_fields(&a, &b, "fully wet, skipping dry blocks or not");
+    let (_, partly) = common::run_steps(&common::model(&scenario(true)), 60);
+    assert!(!partly.all_launched, "most blocks are dry: {partly:?}");
+}
+
 /// The benchmark's wet sweep: a levee keeps the confined dam break in its strip (its
 /// blocks and one column of dry neighbours are all that is launched), while the same water
 /// without the levee spreads and launches more.

@@ -202,6 +202,9 @@ pub struct Status {
     pub rain_depth: f64,
     /// Blocks the next step launches.
     pub active_blocks: u32,
+    /// The next step launches every block, through the fixed lists: with rain, with
+    /// skipping off, or when the dry-map found every block of a one-rank grid wet.
+    pub all_launched: bool,
     pub at_target: bool,
 }
 
@@ -225,6 +228,7 @@ impl Status {
             cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
             rain_depth: r.rain_hi as f64 + r.rain_lo as f64,
             active_blocks: r.active_blocks(),
+            all_launched: r.all_active == 1,
             at_target: r.done == 1,
         }
     }
