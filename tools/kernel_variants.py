@@ -440,6 +440,70 @@ def staged_only_when_all_levels(s):
 """, """        wg_all_launched = select(0u, sim.all_active, kind != CLASS_REGULAR);
 """)
     return s
+ORDERED_SCAN_FN = """
+// The dry-map of one block per thread, each class's launched blocks appended in block
+// order within the workgroup: one atomic per class and workgroup instead of one per block.
+var<workgroup> wg_scan_class: array<u32, 64>;   // 0 regular, 1 border, 2 levels, 3 none
+var<workgroup> wg_scan_base: array<u32, 3>;
+var<workgroup> wg_scanning: u32;
+fn scan_block_ordered(b: u32, lid: u32, scanning: bool) {
+    var list_of = 3u;
+    if (scanning && b < params.own_blocks) {
+        let launch = block_is_active(b);
+        block_flags[params.nblocks + b] = select(0u, 1u, launch);
+        if (launch) {
+            if (b < params.border_blocks) {
+                list_of = 1u;
+            } else if ((blocks[b].flags & LEVEL_CHANGE_SIDES) != 0u || params.regular_blocks == 0u) {
+                list_of = 2u;
+            } else {
+                list_of = 0u;
+            }
+        }
+    }
+    wg_scan_class[lid] = list_of;
+    workgroupBarrier();
+    if (lid < 3u) {
+        var n = 0u;
+        for (var k = 0u; k < FINALIZE_THREADS; k++) {
+            n += select(0u, 1u, wg_scan_class[k] == lid);
+        }
+        switch (lid) {
+            case 0u: { wg_scan_base[0] = atomicAdd(&sim.scan_count, n); }
+            case 1u: { wg_scan_base[1] = atomicAdd(&sim.scan_count_border, n); }
+            default: { wg_scan_base[2] = atomicAdd(&sim.scan_count_levels, n); }
+        }
+    }
+    workgroupBarrier();
+    if (list_of < 3u) {
+        var rank = 0u;
+        for (var k = 0u; k < lid; k++) {
+            rank += select(0u, 1u, wg_scan_class[k] == list_of);
+        }
+        let at = wg_scan_base[list_of] + rank;
+        switch (list_of) {
+            case 0u: { active_list[at] = b; }
+            case 1u: { active_list[params.nblocks + at] = b; }
+            default: { active_list[params.nblocks - 1u - at] = b; }
+        }
+    }
+}
+"""
+def ordered_scan(s):
+    """The dry-map's lists in block order within each scanning workgroup (64 blocks),
+    instead of the order of one atomic per block: the stage kernels read the fixed list,
+    in block order, 3.5% faster than the dry-map's on a fully wet grid (the step end of
+    scan_then_finalize only; steps ending in stage 2 keep the per-block scan)."""
+    s = rep(s, """    if (sim.dt != 0.0) {
+        scan_block(gid.x); // an idle step (dt = 0) changed no wet flag: nothing to scan
+    }
+    if (last_to_finish(lid, groups.x)) {""", """    if (lid == 0u) {
+        wg_scanning = select(0u, 1u, sim.dt != 0.0);
+    }
+    let scanning = workgroupUniformLoad(&wg_scanning) == 1u;
+    scan_block_ordered(gid.x, lid, scanning);
+    if (last_to_finish(lid, groups.x)) {""")
+    return s + ORDERED_SCAN_FN
 def local_from_l(s):
     """The halo cell's place in its block from its tile coordinates, not the block's."""
     return rep(s, """        return finer_halo(stage, b, side, l);
@@ -497,6 +561,7 @@ variants = {
     "fixed_parallel": [fixed_parallel],
     "staged_only_when_all": [staged_only_when_all],
     "staged_only_when_all_levels": [staged_only_when_all_levels],
+    "ordered_scan": [ordered_scan],
     "fixed_identity": [fixed_identity],
     "short_chain": [list_parallel, local_from_l],
     "block_linear_local": [block_linear, local_from_l],
