@@ -111,7 +111,7 @@ struct Sim {
     rain_hi: f32,       // domain-mean rain depth fallen so far (m), double-f32
     rain_lo: f32,
     dispatched: u32,    // regular internal blocks launched by the step about to be taken
-    all_active: u32,    // 1 = the step launches every block (rain, skipping off, or all wet)
+    all_active: u32,    // 1 = the step launches every block (rain, skipping off, or all launched)
     dt_min_bits: atomic<u32>, // min over blocks of dx / wave speed, as f32 bits
     scan_count: atomic<u32>,  // regular internal blocks the dry-map launches
     list_count: u32,    // length of the regular internal active list the next step uses

@@ -693,7 +693,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     workgroupBarrier();
 
     // 3. Every face of the block, once: the x-faces, then the y-faces in the same array.
-    // The initial pass needs only the inflow faces' wave speeds.
+    // The initial pass needs only the inflow faces' wave speeds. (Off the domain edge it
+    // then leaves the face array unwritten, and the balances below read it unused:
+    // workgroup memory is not zeroed.)
     let faces = stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u;
     if (faces) {
         compute_faces(stage, b, info, tid, threads, 0u, X_FACES);

@@ -72,9 +72,11 @@ fn skipping_dry_blocks_changes_nothing_and_saves_work() {
     assert!(wet > 2 * 314, "only {wet} wet cells");
 }
 
-/// A one-rank grid whose blocks are all wet launches every block through the fixed list
-/// (in block order, faster than the dry-map's list), with the same bits as without
-/// skipping; a partly dry one keeps the dry-map's list.
+/// A one-rank grid whose blocks the dry-map all launches (here: all wet) runs through the
+/// fixed list (in block order, faster than the dry-map's list), with the same bits as
+/// without skipping; a partly dry one keeps the dry-map's list. (A wrong block number on
+/// the fixed-list path would show in every test with rain or skipping off, which take it
+/// from the first step.)
 #[test]
 fn a_fully_wet_grid_launches_every_block_through_the_fixed_list() {
     let wet_everywhere = |skip: bool| {
@@ -85,7 +87,7 @@ fn a_fully_wet_grid_launches_every_block_through_the_fixed_list() {
     };
     let (a, sa) = common::run_steps(&wet_everywhere(true), 60);
     let (b, sb) = common::run_steps(&wet_everywhere(false), 60);
-    assert!(sa.all_launched, "every block is wet: {sa:?}");
+    assert!(sa.all_launched, "every block is wet, so launched: {sa:?}");
     assert_eq!(sa.active_blocks, 80);
     assert_eq!(sa.t.to_bits(), sb.t.to_bits(), "same clock");
     common::assert_same_fields(&a, &b, "fully wet, skipping dry blocks or not");

@@ -190,9 +190,11 @@ impl Kernels {
 
 /// How the solver's pipelines are compiled: `constants` sets the module's override
 /// constants. Workgroup memory is not zeroed at each workgroup's start, as WebGPU would
-/// have it: the kernels write every workgroup value they read, and the zeroing cost 1-2.4%
-/// of a step on an H100 (docs/benchmarks.md). QUADFLOOD_ZERO_WORKGROUP=on zeroes it, to
-/// check that nothing reads it unwritten (tests/workgroup_shape.rs).
+/// have it: the kernels write every workgroup value that reaches a result before reading
+/// it (`init_speeds` reads face balances of blocks off the domain edge that it never
+/// uses), and the zeroing cost 1-2.4% of a step on an H100 (docs/benchmarks.md).
+/// QUADFLOOD_ZERO_WORKGROUP=on zeroes it, to check that no result changes
+/// (tests/workgroup_shape.rs).
 fn options<'a>(constants: &'a [(&'a str, f64)]) -> wgpu::PipelineCompilationOptions<'a> {
     wgpu::PipelineCompilationOptions {
         constants,

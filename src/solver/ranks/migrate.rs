@@ -32,8 +32,8 @@ pub struct Balancer {
     window: Window,
     /// Wall clock, idle time and time waiting for the GPU at the window's start.
     window_start: (Instant, f64, f64),
-    /// This rank launched all its blocks in the last step (rain, or dry-block skipping
-    /// off), so its dry-map flags do not say what runs.
+    /// This rank launched all its blocks in the last step (rain, dry-block skipping off,
+    /// or every block launched), so its dry-map flags do not say what runs.
     all_launched: bool,
     /// One entry per rebalance (kept on every rank; rank 0 reports it).
     pub log: Vec<serde_json::Value>,
