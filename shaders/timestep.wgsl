@@ -86,7 +86,8 @@ fn set_groups(at: u32, blocks: u32) {
     // no block. (Rows of MAX_GROUPS_X left 65,534 idle workgroups at 65,536 blocks, 8%
     // of a 4096² step on an H100.)
     let rows = (count + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
-    dispatch[at] = select(0u, (count + rows - 1u) / max(rows, 1u), rows > 0u);
+    let divisor = max(rows, 1u); // no blocks: no rows, no workgroups
+    dispatch[at] = (count + divisor - 1u) / divisor;
     dispatch[at + 1u] = rows;
     dispatch[at + 2u] = 1u;
 }
