@@ -15,7 +15,7 @@ fn main() {
     let env = |key: &str| std::env::var(key).ok().and_then(|v| v.parse().ok());
     let n = env("QUADFLOOD_BENCH_N").unwrap_or_else(|| bench::default_n(&gpu) as u64) as usize;
     let steps = env("QUADFLOOD_BENCH_STEPS").unwrap_or(200);
-    match bench::run(&gpu, n, n, steps, false) {
+    match bench::run(&gpu, bench::dam_break_model(n, n), steps, false) {
         Ok(result) => println!("{}", result.report()),
         Err(e) => eprintln!("benchmark failed: {e}"),
     }

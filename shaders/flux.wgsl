@@ -36,6 +36,7 @@ var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block a
 // workgroup memory would hold it to 3 (docs/benchmarks.md).
 var<workgroup> face: array<vec4<f32>, 272>;
 var<workgroup> wg_block: u32;
+var<workgroup> wg_staged_halo: u32;           // see load_cell
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
 var<workgroup> wg_wet: atomic<u32>;
 
@@ -91,10 +92,16 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
 // Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
 // with dry neighbours, so its U* equals its U^n. Both are loaded at once: waiting for the
 // launch flag first put one more global load in the chain before the faces (stage 2 took
-// 6% longer).
+// 6% longer). When every block was launched, the level-change kernels load U* alone
+// (wg_staged_halo): that took stage2_levels from 74 to 64 registers on an H100 (4
+// workgroups per SM instead of 3) and the 3-level grid at 4096² 2% faster; the regular
+// kernels ran 0.5% slower with it (docs/benchmarks.md).
 fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
     let i = block * CELLS_PER_BLOCK + cell;
     if (stage == 2u) {
+        if (wg_staged_halo == 1u) {
+            return state_b[i];
+        }
         let start = state_a[i];
         let staged = state_b[i];
         return select(start, staged, sim.all_active == 1u || block_flags[params.nblocks + block] == 1u);
@@ -651,6 +658,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             b = block_of_list(kind, linear);
         }
         wg_block = b;
+        wg_staged_halo = select(0u, sim.all_active, kind != CLASS_REGULAR);
         atomicStore(&wg_dt_bits, INF_BITS);
         atomicStore(&wg_wet, 0u);
     }

@@ -13,6 +13,9 @@ use std::time::Instant;
 pub struct BenchResult {
     pub nx: usize,
     pub ny: usize,
+    /// Cells the grid stores (nx × ny on one level, fewer on several).
+    pub cells: usize,
+    pub levels: usize,
     pub steps: u64,
     pub seconds: f64,
     pub cell_updates_per_s: f64,
@@ -31,6 +34,10 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    pub fn ms_per_step(&self) -> f64 {
+        1e3 * self.seconds / self.steps.max(1) as f64
+    }
+
     pub fn ratio(&self) -> f64 {
         self.effective_bytes_per_s / self.copy_bytes_per_s
     }
@@ -39,9 +46,11 @@ impl BenchResult {
         json!({
             "nx": self.nx,
             "ny": self.ny,
-            "cells": self.nx * self.ny,
+            "cells": self.cells,
+            "levels": self.levels,
             "steps": self.steps,
             "seconds": self.seconds,
+            "ms_per_step": self.ms_per_step(),
             "cell_updates_per_s": self.cell_updates_per_s,
             "host_record_us_per_step": self.record_us_per_step,
             "dispatches_per_step": self.dispatches_per_step,
@@ -60,7 +69,7 @@ impl BenchResult {
     pub fn report(&self) -> String {
         format!(
             "adapter              {}\n\
-             grid                 {nx}x{ny} ({cells} cells), {steps} steps in {s:.3} s{tracked}\n\
+             grid                 {nx}x{ny} ({cells} cells on {levels} level(s)), {steps} steps in {s:.3} s ({ms:.3} ms/step){tracked}\n\
              cell updates/s       {cu:.3e}\n\
              host time per step   {record:.2} us recording + {submit:.2} us in queue.submit ({dispatches} dispatches)\n\
              effective bandwidth  {eff:.1} GB/s at {b} B per cell update\n\
@@ -70,8 +79,10 @@ impl BenchResult {
             self.adapter,
             nx = self.nx,
             ny = self.ny,
-            cells = self.nx * self.ny,
+            cells = self.cells,
+            levels = self.levels,
             steps = self.steps,
+            ms = self.ms_per_step(),
             s = self.seconds,
             tracked = if self.maxima { ", maxima tracked" } else { "" },
             cu = self.cell_updates_per_s,
@@ -145,8 +156,15 @@ fn model_of(toml: &str) -> Result<Model> {
 /// The fully wet nx × ny dam break (radius a quarter of the shorter side): every block is
 /// computed every step.
 pub fn dam_break_model(nx: usize, ny: usize) -> Model {
-    model_of(&dam_break_toml(nx, ny, nx.min(ny) as f64 / 4.0, 1))
-        .expect("the benchmark scenario is valid")
+    dam_break_on_levels(nx, ny, 1)
+}
+
+/// The wet dam break on `levels` levels: finest cells within N/8 of the centre and a
+/// reservoir of radius N/16 as in `multires` (N the shorter side); one level is
+/// `dam_break_model`.
+pub fn dam_break_on_levels(nx: usize, ny: usize, levels: usize) -> Model {
+    let radius = nx.min(ny) as f64 / if levels > 1 { 16.0 } else { 4.0 };
+    model_of(&dam_break_toml(nx, ny, radius, levels)).expect("the benchmark scenario is valid")
 }
 
 /// (wall s, steps, cell updates) of one run.
@@ -252,8 +270,8 @@ pub fn multires(gpu: &Gpu, n: usize) -> Result<MultiresResult> {
 
 /// Times `steps` steps after a warm-up, with or without the run's maxima tracked, and the
 /// copy kernel on a buffer of the state's size.
-pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<BenchResult> {
-    let mut model = dam_break_model(nx, ny);
+pub fn run(gpu: &Gpu, mut model: Model, steps: u64, maxima: bool) -> Result<BenchResult> {
+    let (nx, ny) = (model.nx(), model.ny());
     model.numerics.track_maxima = maxima;
     let mut sim = Simulation::new(gpu, &model)?;
     warm_up(gpu);
@@ -268,7 +286,7 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<
     let host_steps = (sim.host_steps - host_before.2).max(1) as f64;
     let record_us_per_step = 1e6 * (sim.host_record_s - host_before.0) / host_steps;
     let submit_us_per_step = 1e6 * (sim.host_submit_s - host_before.1) / host_steps;
-    let cells = (nx * ny) as f64;
+    let cells = model.grid.stored_cells() as f64;
     let timed = sim.gpu_bytes() as f64 / cells;
     let dispatches_per_step = sim.dispatches_per_step();
     drop(sim);
@@ -286,6 +304,8 @@ pub fn run(gpu: &Gpu, nx: usize, ny: usize, steps: u64, maxima: bool) -> Result<
         gpu_bytes_per_cell_maxima,
         nx,
         ny,
+        cells: model.grid.stored_cells(),
+        levels: model.grid.levels,
         steps: after.steps - before.steps,
         seconds,
         cell_updates_per_s,
@@ -479,18 +499,6 @@ impl<'g> CopyKernel<'g> {
     }
 }
 
-/// The wet dam break on nx × ny cells split over the ranks of `comm`: time per step and
-/// where each rank waits. Every rank calls this; rank 0 gets the result.
-pub fn scaling(
-    gpu: &Gpu,
-    comm: &dyn crate::comm::Comm,
-    nx: usize,
-    ny: usize,
-    steps: u64,
-) -> Result<Option<serde_json::Value>> {
-    scaling_of(gpu, comm, &dam_break_model(nx, ny), steps)
-}
-
 /// The wet dam break on nx × ny cells cut into `pieces` sub-domains on one GPU, each with
 /// buffers of its own and run as a rank on a thread: a grid larger than one storage
 /// binding (2 GiB on an H100: 134 M cells) runs on one GPU this way.
@@ -504,15 +512,16 @@ pub fn split(
     let started = Instant::now();
     let model = dam_break_model(nx, ny);
     let built_s = started.elapsed().as_secs_f64();
-    let mut figures =
-        crate::comm::threads::on_threads(pieces, |c| scaling_of(gpu, c, &model, steps))?;
+    let mut figures = crate::comm::threads::on_threads(pieces, |c| scaling(gpu, c, &model, steps))?;
     figures["sub_domains_on_one_gpu"] = pieces.into();
     figures["model_build_s"] = built_s.into();
     Ok(figures)
 }
 
-/// The run split over `comm`'s ranks, on a model every rank shares.
-fn scaling_of(
+/// A benchmark dam break (`dam_break_on_levels`) split over the ranks of `comm`, a model
+/// every rank shares: time per step and where each rank waits. Every rank calls this;
+/// rank 0 gets the result.
+pub fn scaling(
     gpu: &Gpu,
     comm: &dyn crate::comm::Comm,
     model: &Model,
@@ -546,6 +555,8 @@ fn scaling_of(
             "nx": nx,
             "ny": ny,
             "cells": nx * ny,
+            "stored_cells": model.grid.stored_cells(),
+            "levels": model.grid.levels,
             "steps": steps,
             "seconds": seconds,
             "ms_per_step": 1e3 * seconds / steps as f64,

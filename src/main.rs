@@ -100,6 +100,11 @@ enum Command {
         /// Track the run's maxima while timing, as scenario runs do by default.
         #[arg(long)]
         maxima: bool,
+        /// The dam break on this many levels (finest cells within N/8 of the centre, as
+        /// --multires): a multi-resolution grid's cell updates per second, and under mpirun
+        /// its scaling.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+        levels: u32,
         /// Then time dam breaks onto dry ground with 10%, 50% and 100% of the domain wet.
         #[arg(long)]
         wet_sweep: bool,
@@ -262,7 +267,9 @@ fn dispatch(command: Command) -> Result<()> {
             wet_sweep,
             split,
             maxima,
+            levels,
         } => {
+            let levels = levels as usize;
             if let Some(k) = split {
                 let gpu = Gpu::open(adapter.as_deref())?;
                 let n = n.unwrap_or_else(|| bench::default_n(&gpu));
@@ -277,11 +284,14 @@ fn dispatch(command: Command) -> Result<()> {
             }
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
-                return bench_mpi(adapter.as_deref(), n.unwrap_or(4096), ny, steps, json);
+                let n = n.unwrap_or(4096);
+                let model = bench::dam_break_on_levels(n, ny.unwrap_or(n), levels);
+                return bench_mpi(adapter.as_deref(), &model, steps, json);
             }
             let gpu = Gpu::open(adapter.as_deref())?;
             let n = n.unwrap_or_else(|| bench::default_n(&gpu));
-            let result = bench::run(&gpu, n, ny.unwrap_or(n), steps, maxima)?;
+            let model = bench::dam_break_on_levels(n, ny.unwrap_or(n), levels);
+            let result = bench::run(&gpu, model, steps, maxima)?;
             println!("{}", result.report());
             let mut figures = result.to_json();
             if profile {
@@ -396,8 +406,7 @@ fn say_whole(line: &str) {
 #[cfg(feature = "mpi")]
 fn bench_mpi(
     adapter: Option<&str>,
-    n: usize,
-    ny: Option<usize>,
+    model: &quadflood::scenario::model::Model,
     steps: u64,
     json: Option<PathBuf>,
 ) -> Result<()> {
@@ -406,7 +415,7 @@ fn bench_mpi(
         .ok_or_else(|| Error::Gpu("MPI could not start".into()))?;
     comm.abort_on_panic();
     let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
-    match bench::scaling(&gpu, &comm, n, ny.unwrap_or(n), steps) {
+    match bench::scaling(&gpu, &comm, model, steps) {
         Ok(Some(figures)) => {
             let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
             println!("{text}");

@@ -504,6 +504,10 @@ def ordered_scan(s):
     scan_block_ordered(gid.x, lid, scanning);
     if (last_to_finish(lid, groups.x)) {""")
     return s + ORDERED_SCAN_FN
+def promote_with_ghosts(s):
+    """The all-launched promotion (fixed list, block order) for ranks with ghosts too."""
+    return rep(s, """    return params.own_blocks == params.nblocks
+        && sim.list_count""", """    return sim.list_count""")
 def local_from_l(s):
     """The halo cell's place in its block from its tile coordinates, not the block's."""
     return rep(s, """        return finer_halo(stage, b, side, l);
@@ -562,6 +566,7 @@ variants = {
     "staged_only_when_all": [staged_only_when_all],
     "staged_only_when_all_levels": [staged_only_when_all_levels],
     "ordered_scan": [ordered_scan],
+    "promote_with_ghosts": [promote_with_ghosts],
     "fixed_identity": [fixed_identity],
     "short_chain": [list_parallel, local_from_l],
     "block_linear_local": [block_linear, local_from_l],

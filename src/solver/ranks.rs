@@ -68,6 +68,9 @@ pub struct Ranked<'g, 'c> {
     waits: std::cell::Cell<Waits>,
     status: Status,
     balancer: Option<migrate::Balancer>,
+    /// The next step's stage 1, recorded during this one (see `step`); dropped wherever
+    /// the next step may differ (a rebalance, the end of a run of steps).
+    next_stage1: Option<[wgpu::CommandBuffer; 2]>,
 }
 
 /// The dt limit an unstable rank offers in the global reduction.
@@ -133,6 +136,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .balance
                 .filter(|_| comm.size() > 1)
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
+            next_stage1: None,
         };
         ranked.initialise()?;
         ranked.status = ranked.sim.status().clone();
@@ -203,15 +207,16 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(())
     }
 
-    /// Pass `k` of a step, timed when the balancer measures this step on the GPU.
-    fn pass(&self, k: u32) -> wgpu::ComputePassDescriptor<'_> {
+    /// Pass `k` of the step `ahead` steps from now (0: this one), timed when the balancer
+    /// measures that step on the GPU.
+    fn pass(&self, k: u32, ahead: u32) -> wgpu::ComputePassDescriptor<'_> {
         assert!(
             k < migrate::PASSES,
             "a step's passes are counted in migrate::PASSES"
         );
         wgpu::ComputePassDescriptor {
             label: None,
-            timestamp_writes: self.balancer.as_ref().and_then(|b| b.pass_writes(k)),
+            timestamp_writes: self.balancer.as_ref().and_then(|b| b.pass_writes(k, ahead)),
         }
     }
 
@@ -271,18 +276,73 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// One step on every rank; returns this rank's status record from before the clock
     /// moved (dt is the step just taken).
+    ///
+    /// Every command buffer is recorded while the GPU is busy with earlier work, the next
+    /// step's stage 1 included, so that submissions follow host waits with no recording
+    /// between: the border blocks' work takes microseconds, and recording after it left
+    /// the GPU idle.
     fn step(&mut self) -> Result<SimRecord> {
-        let s = &self.sim;
-        let k = &self.kernels;
+        let [border1, internal1] = match self.next_stage1.take() {
+            Some(recorded) => recorded,
+            None => self.record_stage1(0),
+        };
+        let a = self.submit_reading(border1, &[&self.transfer.staging]);
+        self.sim.gpu.queue.submit([internal1]);
+        let [border2, internal2] = self.record_stage2();
+        self.swap(a, false)?;
         let t = &self.transfer;
-        let d = &s.gpu.device;
-        let q = &s.gpu.queue;
-        let (n_send, n_recv) = (total(&t.send_cells), total(&t.recv_cells));
-        let n_flags = total(&t.send_flags).max(total(&t.recv_flags));
-        // Stage 1: border blocks and their strips, then internal blocks.
-        let mut e = d.create_command_encoder(&Default::default());
+        let c = self.submit_reading(border2, &[&t.staging, &t.staging_flags]);
+        let dd = self.submit_reading(internal2, &[&self.staging_sim]);
+        self.swap(c, true)?;
+        let tail = self.record_tail();
+        self.next_stage1 = Some(self.record_stage1(1));
+        self.wait(dd)?;
+        let record = self.agree_on_dt()?;
+        self.sim.gpu.queue.submit([tail]);
+        Ok(record)
+    }
+
+    /// Submits `commands` and asks for the buffers it fills (those it copies to) to be
+    /// mapped once it is done.
+    fn submit_reading(
+        &self,
+        commands: wgpu::CommandBuffer,
+        filled: &[&wgpu::Buffer],
+    ) -> wgpu::SubmissionIndex {
+        let index = self.sim.gpu.queue.submit([commands]);
+        for buffer in filled.iter().filter(|b| self.copies_into(b)) {
+            crate::gpu::request_read(buffer);
+        }
+        index
+    }
+
+    /// Whether a step copies anything into `buffer` (a rank with no peers sends nothing).
+    fn copies_into(&self, buffer: &wgpu::Buffer) -> bool {
+        let t = &self.transfer;
+        if *buffer == t.staging {
+            total(&t.send_cells) > 0
+        } else if *buffer == t.staging_flags {
+            total(&t.send_flags) > 0
+        } else {
+            true
+        }
+    }
+
+    fn encoder(&self) -> wgpu::CommandEncoder {
+        self.sim
+            .gpu
+            .device
+            .create_command_encoder(&Default::default())
+    }
+
+    /// Stage 1 of the step `ahead` steps from now: the border blocks, their strips packed
+    /// and copied for the host; then the internal blocks.
+    fn record_stage1(&self, ahead: u32) -> [wgpu::CommandBuffer; 2] {
+        let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
+        let n_send = total(&t.send_cells);
+        let mut e = self.encoder();
         {
-            let mut pass = e.begin_compute_pass(&self.pass(0));
+            let mut pass = e.begin_compute_pass(&self.pass(0, ahead));
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage1_border);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
@@ -296,24 +356,18 @@ impl<'g, 'c> Ranked<'g, 'c> {
         if n_send > 0 {
             e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
         }
-        let a = q.submit([e.finish()]);
-        if n_send > 0 {
-            crate::gpu::request_read(&t.staging);
-        }
-        let mut e = d.create_command_encoder(&Default::default());
+        [e.finish(), self.record_internal(1, ahead).finish()]
+    }
+
+    /// Stage 2: the ghosts' U* unpacked, the border blocks, their strips and wet flags packed
+    /// and copied for the host; then the internal blocks and the status record's copy.
+    fn record_stage2(&self) -> [wgpu::CommandBuffer; 2] {
+        let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
+        let (n_send, n_recv) = (total(&t.send_cells), total(&t.recv_cells));
+        let n_flags = total(&t.send_flags).max(total(&t.recv_flags));
+        let mut e = self.encoder();
         {
-            let mut pass = e.begin_compute_pass(&self.pass(1));
-            pass.set_bind_group(0, &s.bind_group, &[]);
-            s.dispatch_internal(&mut pass, 1);
-        }
-        q.submit([e.finish()]);
-        self.swap(a, false)?;
-        // Stage 2: the same, with the wet flags for the dry-map.
-        let s = &self.sim;
-        let t = &self.transfer;
-        let mut e = d.create_command_encoder(&Default::default());
-        {
-            let mut pass = e.begin_compute_pass(&self.pass(2));
+            let mut pass = e.begin_compute_pass(&self.pass(2, 0));
             pass.set_bind_group(0, &t.state_group, &[]);
             pass.set_bind_group(2, &t.group, &[]);
             if n_recv > 0 {
@@ -342,48 +396,31 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 4 * n_send_flags as u64,
             );
         }
-        let c = q.submit([e.finish()]);
-        if n_send > 0 {
-            crate::gpu::request_read(&t.staging);
-        }
-        if n_send_flags > 0 {
-            crate::gpu::request_read(&t.staging_flags);
-        }
-        let mut e = d.create_command_encoder(&Default::default());
-        {
-            let mut pass = e.begin_compute_pass(&self.pass(3));
-            pass.set_bind_group(0, &s.bind_group, &[]);
-            s.dispatch_internal(&mut pass, 2);
-        }
+        let mut internal = self.record_internal(2, 0);
         let size = std::mem::size_of::<SimRecord>() as u64;
-        e.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);
-        let dd = q.submit([e.finish()]);
-        crate::gpu::request_read(&self.staging_sim);
-        self.swap(c, true)?;
-        self.wait(dd)?;
-        let record: SimRecord =
-            *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size as usize));
-        let start = Instant::now();
-        // An unstable rank offers 0 (no real step limit is that short): every rank learns
-        // of it from the dt reduction it makes anyway, and all stop together.
-        let offer = if record.bad_block != 0 {
-            UNSTABLE_SOMEWHERE
-        } else {
-            record.dt_min_bits
-        };
-        let global = self.comm.min_u32(offer);
-        let mut record = record;
-        if global == UNSTABLE_SOMEWHERE && record.bad_block == 0 {
-            record.bad_block = ON_ANOTHER_RANK;
-        }
-        self.add_wait(|w| w.reduce_s += start.elapsed().as_secs_f64());
-        self.sim.set_dt_min(global);
-        // Ghosts, dry-map and clock.
-        let s = &self.sim;
-        let t = &self.transfer;
-        let mut e = d.create_command_encoder(&Default::default());
+        internal.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);
+        [e.finish(), internal.finish()]
+    }
+
+    /// The internal blocks' stage (passes 1 and 3).
+    fn record_internal(&self, stage: u32, ahead: u32) -> wgpu::CommandEncoder {
+        let mut e = self.encoder();
         {
-            let mut pass = e.begin_compute_pass(&self.pass(4));
+            let mut pass = e.begin_compute_pass(&self.pass(2 * stage - 1, ahead));
+            pass.set_bind_group(0, &self.sim.bind_group, &[]);
+            self.sim.dispatch_internal(&mut pass, stage);
+        }
+        e
+    }
+
+    /// The step's end, once dt is agreed: ghosts' new state and wet flags, dry-map, clock.
+    fn record_tail(&self) -> wgpu::CommandBuffer {
+        let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
+        let n_recv = total(&t.recv_cells);
+        let n_flags = total(&t.send_flags).max(total(&t.recv_flags));
+        let mut e = self.encoder();
+        {
+            let mut pass = e.begin_compute_pass(&self.pass(4, 0));
             if n_recv.max(n_flags) > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
                 pass.set_bind_group(2, &t.group, &[]);
@@ -395,7 +432,28 @@ impl<'g, 'c> Ranked<'g, 'c> {
             pass.set_pipeline(&s.kernels.scan_then_finalize);
             pass.dispatch_workgroups(s.scan_groups, 1, 1);
         }
-        q.submit([e.finish()]);
+        e.finish()
+    }
+
+    /// Reads this rank's status record and agrees with the others on the step's dt, which
+    /// it writes where the step's end reads it.
+    fn agree_on_dt(&mut self) -> Result<SimRecord> {
+        let size = std::mem::size_of::<SimRecord>();
+        let mut record: SimRecord = *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size));
+        let start = Instant::now();
+        // An unstable rank offers 0 (no real step limit is that short): every rank learns
+        // of it from the dt reduction it makes anyway, and all stop together.
+        let offer = if record.bad_block != 0 {
+            UNSTABLE_SOMEWHERE
+        } else {
+            record.dt_min_bits
+        };
+        let global = self.comm.min_u32(offer);
+        if global == UNSTABLE_SOMEWHERE && record.bad_block == 0 {
+            record.bad_block = ON_ANOTHER_RANK;
+        }
+        self.add_wait(|w| w.reduce_s += start.elapsed().as_secs_f64());
+        self.sim.set_dt_min(global);
         Ok(record)
     }
 
@@ -430,10 +488,12 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 break;
             }
             if self.balance_due(&r) {
+                self.next_stage1 = None;
                 self.balance()?;
                 self.sim.set_target(target);
             }
         }
+        self.next_stage1 = None;
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
         self.status.t = target;
@@ -446,6 +506,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         for _ in 0..n {
             self.step()?;
         }
+        self.next_stage1 = None;
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
         Ok(())
