@@ -518,6 +518,17 @@ pub fn split(
     Ok(figures)
 }
 
+/// Steps of a ranked benchmark timed pass by pass after the timed run.
+const TIMED_PASS_STEPS: u32 = 16;
+/// The passes of a ranked step (`solver::ranks`), as the benchmark reports them.
+const PASS_NAMES: [&str; 5] = [
+    "stage1_border_and_pack",
+    "stage1_internal",
+    "stage2_unpack_border_and_pack",
+    "stage2_internal",
+    "unpack_dry_map_and_clock",
+];
+
 /// A benchmark dam break (`dam_break_on_levels`) split over the ranks of `comm`, a model
 /// every rank shares: time per step and where each rank waits. Every rank calls this;
 /// rank 0 gets the result.
@@ -539,13 +550,16 @@ pub fn scaling(
     let seconds = started.elapsed().as_secs_f64();
     let w = ranked.waits();
     let per_step = |a: f64, b: f64| 1e3 * (a - b) / steps as f64;
-    let mine = [
+    let updates = (ranked.status().cell_updates - before.cell_updates) as f64;
+    let mut mine = vec![
         per_step(w.compute_s, waits_before.compute_s),
         per_step(w.exchange_s, waits_before.exchange_s),
         per_step(w.reduce_s, waits_before.reduce_s),
     ];
+    // Then where the GPU's time goes, in steps of their own: timestamps around every pass.
+    let passes = ranked.gpu_pass_seconds(TIMED_PASS_STEPS)?;
+    mine.extend(passes.unwrap_or_default().iter().map(|s| 1e3 * s));
     let all = comm.gather(bytemuck::cast_slice(&mine).to_vec());
-    let updates = (ranked.status().cell_updates - before.cell_updates) as f64;
     // Cell updates are counted per rank: the total is the sum over ranks.
     let total = comm.sum_f64(updates);
     let gpu_bytes = comm.sum_f64(ranked.gpu_bytes() as f64);
@@ -565,7 +579,13 @@ pub fn scaling(
             "adapter": gpu.describe(),
             "per_rank_ms_per_step": all.iter().enumerate().map(|(r, b)| {
                 let v: &[f64] = bytemuck::cast_slice(b);
-                json!({ "rank": r, "gpu_wait": v[0], "exchange_wait": v[1], "dt_reduction_wait": v[2] })
+                let mut rank = json!({ "rank": r, "gpu_wait": v[0], "exchange_wait": v[1], "dt_reduction_wait": v[2] });
+                if v.len() == 3 + PASS_NAMES.len() {
+                    let passes = PASS_NAMES.iter().zip(&v[3..]).map(|(&n, &ms)| (n.to_string(), ms.into()));
+                    rank["gpu_busy"] = v[3..].iter().sum::<f64>().into();
+                    rank["gpu_passes"] = serde_json::Map::from_iter(passes).into();
+                }
+                rank
             }).collect::<Vec<_>>(),
         })
     }))

@@ -77,7 +77,7 @@ impl Gpu {
 
     /// Maps a MAP_READ buffer whose copy has been submitted, blocking until it is ready.
     pub fn map_and_wait(&self, buffer: &wgpu::Buffer) {
-        request_read(buffer);
+        let _ = request_read(buffer);
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .expect("wait for the GPU");
@@ -87,6 +87,21 @@ impl Gpu {
 /// Asks for a MAP_READ buffer to be mapped once the GPU is done with it. The callback does
 /// not judge the outcome: a failed map shows when the range is read, and a map still
 /// pending when a run stops on an error (its buffers dropped) must not panic on the way out.
-pub fn request_read(buffer: &wgpu::Buffer) {
-    buffer.map_async(wgpu::MapMode::Read, .., |_| {});
+pub fn request_read(buffer: &wgpu::Buffer) -> MapRequest {
+    let request = MapRequest::default();
+    let done = request.0.clone();
+    buffer.map_async(wgpu::MapMode::Read, .., move |_| {
+        done.store(true, std::sync::atomic::Ordering::Release)
+    });
+    request
+}
+
+/// A map asked for by `request_read`: done once a poll of the device has run its callback.
+#[derive(Clone, Default)]
+pub struct MapRequest(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl MapRequest {
+    pub fn is_done(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
 }

@@ -71,6 +71,18 @@ pub struct Ranked<'g, 'c> {
     /// The next step's stage 1, recorded during this one (see `step`); dropped wherever
     /// the next step may differ (a rebalance, the end of a run of steps).
     next_stage1: Option<[wgpu::CommandBuffer; 2]>,
+    /// Timestamps around every pass of the steps `gpu_pass_seconds` times, and the index of
+    /// the step being timed.
+    pass_timing: Option<(migrate::PassClock, u32)>,
+    /// Wait for the GPU by asking again and again instead of sleeping until the driver
+    /// wakes the thread: see `spins_while_waiting`.
+    spin_waits: bool,
+}
+
+/// A submission and the maps of the buffers it fills.
+struct Submitted {
+    index: wgpu::SubmissionIndex,
+    maps: Vec<crate::gpu::MapRequest>,
 }
 
 /// The dt limit an unstable rank offers in the global reduction.
@@ -84,6 +96,17 @@ fn total(v: &[usize]) -> usize {
 
 fn groups(n: usize) -> u32 {
     (n as u32).div_ceil(256)
+}
+
+/// Whether a rank spins while it waits for its GPU. A rank waits three times a step, and on
+/// two H100s a sleeping wait cost 0.1-0.27 ms more per step than a spinning one (weak
+/// scaling 77% against 87%, docs/benchmarks.md). Not on a CPU adapter, whose kernels need
+/// the cores a spinning rank would take. QUADFLOOD_GPU_WAIT=spin|sleep overrides.
+fn spins_while_waiting(gpu: &Gpu) -> bool {
+    match super::env_choice("QUADFLOOD_GPU_WAIT", &["spin", "sleep"]) {
+        Some(choice) => choice == "spin",
+        None => !gpu.is_cpu(),
+    }
 }
 
 /// A rank's split. Unlike `Split::one_rank`, it never ends steps in stage 2: a rank's
@@ -137,6 +160,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .filter(|_| comm.size() > 1)
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
             next_stage1: None,
+            pass_timing: None,
+            spin_waits: spins_while_waiting(gpu),
         };
         ranked.initialise()?;
         ranked.status = ranked.sim.status().clone();
@@ -188,21 +213,32 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.waits.set(w);
     }
 
-    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+    /// Waits until a submission is done and the buffers it fills are mapped. A spinning
+    /// wait polls without a submission index: wgpu's wait with a zero timeout asserts on a
+    /// race when ranks on threads share one device.
+    fn wait(&self, submitted: &Submitted) -> Result<()> {
         let start = Instant::now();
-        self.sim
-            .gpu
-            .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
+        let device = &self.sim.gpu.device;
+        let mapped = || submitted.maps.iter().all(|m| m.is_done());
+        let polled = if self.spin_waits && !submitted.maps.is_empty() {
+            let mut polled = device.poll(wgpu::PollType::Poll);
+            while polled.is_ok() && !mapped() {
+                std::hint::spin_loop();
+                polled = device.poll(wgpu::PollType::Poll);
+            }
+            polled
+        } else {
+            device.poll(wgpu::PollType::Wait {
+                submission_index: Some(submitted.index.clone()),
                 timeout: None,
             })
-            .map_err(|e| {
-                Error::Gpu(format!(
-                    "rank {}: waiting for the GPU: {e}",
-                    self.comm.rank()
-                ))
-            })?;
+        };
+        polled.map_err(|e| {
+            Error::Gpu(format!(
+                "rank {}: waiting for the GPU: {e}",
+                self.comm.rank()
+            ))
+        })?;
         self.add_wait(|w| w.compute_s += start.elapsed().as_secs_f64());
         Ok(())
     }
@@ -216,17 +252,20 @@ impl<'g, 'c> Ranked<'g, 'c> {
         );
         wgpu::ComputePassDescriptor {
             label: None,
-            timestamp_writes: self.balancer.as_ref().and_then(|b| b.pass_writes(k, ahead)),
+            timestamp_writes: match &self.pass_timing {
+                Some((clock, step)) => clock.writes(step + ahead, k),
+                None => self.balancer.as_ref().and_then(|b| b.pass_writes(k, ahead)),
+            },
         }
     }
 
     /// Reads the packed strips (and flags) of a finished submission, sends them, and puts
     /// what arrives where the unpack kernel reads it.
-    fn swap(&self, index: wgpu::SubmissionIndex, with_flags: bool) -> Result<()> {
+    fn swap(&self, submitted: &Submitted, with_flags: bool) -> Result<()> {
         if self.transfer.peers.is_empty() {
             return Ok(());
         }
-        self.wait(index)?;
+        self.wait(submitted)?;
         let t = &self.transfer;
         let cells: Vec<u8> = read_mapped(&t.staging, 16 * total(&t.send_cells));
         let flags: Vec<u8> = if with_flags {
@@ -289,14 +328,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let a = self.submit_reading(border1, &[&self.transfer.staging]);
         self.sim.gpu.queue.submit([internal1]);
         let [border2, internal2] = self.record_stage2();
-        self.swap(a, false)?;
+        self.swap(&a, false)?;
         let t = &self.transfer;
         let c = self.submit_reading(border2, &[&t.staging, &t.staging_flags]);
         let dd = self.submit_reading(internal2, &[&self.staging_sim]);
-        self.swap(c, true)?;
+        self.swap(&c, true)?;
         let tail = self.record_tail();
         self.next_stage1 = Some(self.record_stage1(1));
-        self.wait(dd)?;
+        self.wait(&dd)?;
         let record = self.agree_on_dt()?;
         self.sim.gpu.queue.submit([tail]);
         Ok(record)
@@ -304,16 +343,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// Submits `commands` and asks for the buffers it fills (those it copies to) to be
     /// mapped once it is done.
-    fn submit_reading(
-        &self,
-        commands: wgpu::CommandBuffer,
-        filled: &[&wgpu::Buffer],
-    ) -> wgpu::SubmissionIndex {
+    fn submit_reading(&self, commands: wgpu::CommandBuffer, filled: &[&wgpu::Buffer]) -> Submitted {
         let index = self.sim.gpu.queue.submit([commands]);
-        for buffer in filled.iter().filter(|b| self.copies_into(b)) {
-            crate::gpu::request_read(buffer);
-        }
-        index
+        let maps = filled
+            .iter()
+            .filter(|b| self.copies_into(b))
+            .map(|b| crate::gpu::request_read(b))
+            .collect();
+        Submitted { index, maps }
     }
 
     /// Whether a step copies anything into `buffer` (a rank with no peers sends nothing).
@@ -505,11 +542,28 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.sim.set_target(f64::MAX / 4.0);
         for _ in 0..n {
             self.step()?;
+            if let Some((_, step)) = &mut self.pass_timing {
+                *step += 1;
+            }
         }
         self.next_stage1 = None;
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
         Ok(())
+    }
+
+    /// GPU time of each pass of a step (s; see `step`), the mean over `steps` more steps
+    /// (at most migrate::TIMED_STEPS); None where the adapter has no timestamp queries.
+    pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<Vec<f64>>> {
+        let Some(clock) = migrate::PassClock::new(self.sim.gpu) else {
+            return Ok(None);
+        };
+        let steps = steps.clamp(1, migrate::TIMED_STEPS);
+        self.pass_timing = Some((clock, 0));
+        let run = self.run_steps(steps as u64);
+        let (clock, _) = self.pass_timing.take().expect("set above");
+        run?;
+        Ok(Some(clock.per_pass_s(self.sim.gpu, steps).to_vec()))
     }
 
     /// Own blocks' stored values, gathered into the global layout on rank 0.

@@ -105,7 +105,7 @@ impl Balancer {
 /// Compute passes of a ranked step (see `Ranked::step`).
 pub const PASSES: u32 = 5;
 /// Steps of a window timed on the GPU (its first ones): enough for a mean.
-const TIMED_STEPS: u32 = 32;
+pub const TIMED_STEPS: u32 = 32;
 
 /// GPU timestamps around every pass of the first steps of a window: the GPU's busy time,
 /// free of the host's own work and waits. Only where the adapter has timestamp queries.
@@ -154,9 +154,15 @@ impl PassClock {
 
     /// Mean GPU time per step (s) over the first `steps` steps of the window.
     fn per_step_s(&self, gpu: &crate::gpu::Gpu, steps: u32) -> f64 {
+        self.per_pass_s(gpu, steps).iter().sum()
+    }
+
+    /// Mean GPU time (s) of each pass of a step over the first `steps` timed steps.
+    pub fn per_pass_s(&self, gpu: &crate::gpu::Gpu, steps: u32) -> [f64; PASSES as usize] {
+        let mut mean = [0.0; PASSES as usize];
         let timed = steps.min(TIMED_STEPS);
         if timed == 0 {
-            return 0.0;
+            return mean;
         }
         let count = 2 * PASSES * timed;
         let mut e = gpu.device.create_command_encoder(&Default::default());
@@ -164,19 +170,19 @@ impl PassClock {
         e.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 8 * count as u64);
         gpu.queue.submit([e.finish()]);
         gpu.map_and_wait(&self.readback);
-        let ns: f64 = {
+        {
             let view = self
                 .readback
                 .get_mapped_range(..)
                 .expect("mapped timestamps");
             let stamps: &[u64] = bytemuck::cast_slice(&view);
-            stamps[..count as usize]
-                .chunks_exact(2)
-                .map(|t| t[1].saturating_sub(t[0]) as f64 * self.period_ns)
-                .sum()
-        };
+            for (i, t) in stamps[..count as usize].chunks_exact(2).enumerate() {
+                let ns = t[1].saturating_sub(t[0]) as f64 * self.period_ns;
+                mean[i % PASSES as usize] += ns * 1e-9 / timed as f64;
+            }
+        }
         self.readback.unmap();
-        ns * 1e-9 / timed as f64
+        mean
     }
 }
 

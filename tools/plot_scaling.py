@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Plots the 2-GPU scaling runs of docs/data/scaling-2xh100-*.json: per case, the ideal time
+per step (1-GPU time / 2; the 1-GPU time itself for weak scaling) against the 2-GPU time,
+split into the GPU's busy time (pass timestamps) and the rest, when the GPU idles.
+
+Usage: tools/plot_scaling.py docs/data/scaling-2xh100-2026-11-25.json OUT.png
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# (label, 1-GPU run, 2-GPU runs' prefix, ideal = one / divisor)
+CASES = [
+    ("weak\n16.8 M cells / GPU", "one_1", "w_", 1),
+    ("strong\n16.8 M cells", "one_1", "s16_", 2),
+    ("strong\n33.6 M cells", "one_2", "w_", 2),
+    ("strong\n67.1 M cells", "one_3", "s67_", 2),
+    ("strong, 3 levels\n33.3 M cells", "one_4", "m_", 2),
+]
+
+
+def main():
+    data = json.load(open(sys.argv[1]))
+    runs = data["final_spinning_waits"]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for x, (label, one, prefix, divisor) in enumerate(CASES):
+        ideal = runs[one]["ms_per_step"] / divisor
+        two = [r for k, r in runs.items() if k.startswith(prefix)]
+        wall = min(r["ms_per_step"] for r in two)
+        busy = max(p["gpu_busy"] for r in two for p in r["per_rank_ms_per_step"])
+        ax.bar(x - 0.2, ideal, 0.4, color="#bbbbbb", label="ideal (1 GPU)" if x == 0 else None)
+        ax.bar(x + 0.2, busy, 0.4, color="#1f77b4", label="2 GPUs: GPU busy" if x == 0 else None)
+        ax.bar(x + 0.2, wall - busy, 0.4, bottom=busy, color="#ff7f0e",
+               label="2 GPUs: GPU idle (host, MPI, dt)" if x == 0 else None)
+        ax.text(x + 0.2, wall * 1.02, f"{ideal / wall:.0%}", ha="center", fontsize=9)
+    ax.set_xticks(range(len(CASES)), [c[0] for c in CASES], fontsize=8)
+    ax.set_ylabel("ms per step")
+    ax.set_title("quadflood on 2 H100s (Vulkan, MPI): time per step and efficiency", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.text(0.01, 0.01, data["machine"] + ", " + data["date"], fontsize=6)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(sys.argv[2], dpi=110)
+
+
+if __name__ == "__main__":
+    main()
