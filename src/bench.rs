@@ -23,7 +23,7 @@ pub struct BenchResult {
     pub record_us_per_step: f64,
     /// Whether the timed run tracked the run's maxima (as scenario runs do by default).
     pub maxima: bool,
-    /// GPU memory the simulation holds, per domain cell, with the maxima off and on.
+    /// GPU memory the simulation holds, per stored cell, with the maxima off and on.
     pub gpu_bytes_per_cell: f64,
     pub gpu_bytes_per_cell_maxima: f64,
     pub submit_us_per_step: f64,

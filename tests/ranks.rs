@@ -181,3 +181,33 @@ fn a_run_split_into_sub_domains_writes_the_same_files() {
         serde_json::from_slice(&std::fs::read(split.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["sub_domains_on_one_gpu"], 3);
 }
+
+/// `quadflood bench` under mpirun, here on threads: a 3-level dam break split over two
+/// ranks, with each rank's waits and the GPU time of each of a step's five passes.
+#[test]
+fn the_scaling_benchmark_times_every_pass_of_every_rank() {
+    let model = quadflood::bench::dam_break_on_levels(256, 128, 3);
+    assert_eq!(model.grid.levels, 3);
+    assert!(model.grid.stored_cells() < 256 * 128);
+    let gpu = common::gpu();
+    let figures =
+        quadflood::comm::threads::on_threads(2, |c| quadflood::bench::scaling(gpu, c, &model, 4))
+            .expect("the benchmark runs");
+    assert_eq!(figures["stored_cells"], model.grid.stored_cells());
+    let ranks = figures["per_rank_ms_per_step"]
+        .as_array()
+        .expect("per-rank figures");
+    assert_eq!(ranks.len(), 2);
+    if !gpu.features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+        return;
+    }
+    for rank in ranks {
+        let passes = rank["gpu_passes"].as_object().expect("pass times");
+        assert_eq!(passes.len(), 5);
+        let ms: Vec<f64> = passes.values().map(|v| v.as_f64().expect("ms")).collect();
+        assert!(ms.iter().all(|&t| t.is_finite() && t >= 0.0), "{passes:?}");
+        assert!(passes["stage1_internal"].as_f64() > Some(0.0), "{passes:?}");
+        let busy = rank["gpu_busy"].as_f64().expect("busy");
+        assert!((busy - ms.iter().sum::<f64>()).abs() < 1e-9 * busy.max(1.0));
+    }
+}

@@ -317,9 +317,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// moved (dt is the step just taken).
     ///
     /// Every command buffer is recorded while the GPU is busy with earlier work, the next
-    /// step's stage 1 included, so that submissions follow host waits with no recording
-    /// between: the border blocks' work takes microseconds, and recording after it left
-    /// the GPU idle.
+    /// step's stage 1 included, so that no recording sits between a host wait and the work
+    /// it releases (the border blocks' passes take microseconds). On two H100s this alone
+    /// was within the noise of sleeping waits (docs/benchmarks.md).
     fn step(&mut self) -> Result<SimRecord> {
         let [border1, internal1] = match self.next_stage1.take() {
             Some(recorded) => recorded,
