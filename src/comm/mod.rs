@@ -22,6 +22,10 @@ pub trait Comm {
     fn all_gather(&self, data: Vec<u8>) -> Vec<Vec<u8>>;
     /// Ends every rank of the run, with the given exit code.
     fn abort(&self, code: i32) -> !;
+    /// Whether the ranks are threads of one process (and may poll one device together).
+    fn threads_of_one_process(&self) -> bool {
+        false
+    }
 }
 
 /// One rank alone.

@@ -74,6 +74,9 @@ impl ThreadComm {
 }
 
 impl Comm for ThreadComm {
+    fn threads_of_one_process(&self) -> bool {
+        true
+    }
     fn rank(&self) -> usize {
         self.rank
     }

@@ -99,13 +99,15 @@ fn groups(n: usize) -> u32 {
 }
 
 /// Whether a rank spins while it waits for its GPU. A rank waits three times a step, and on
-/// two H100s a sleeping wait cost 0.1-0.27 ms more per step than a spinning one (weak
-/// scaling 77% against 87%, docs/benchmarks.md). Not on a CPU adapter, whose kernels need
-/// the cores a spinning rank would take. QUADFLOOD_GPU_WAIT=spin|sleep overrides.
-fn spins_while_waiting(gpu: &Gpu) -> bool {
+/// two H100s (one rank per process) a sleeping wait cost 0.1-0.27 ms more per step than a
+/// spinning one (weak scaling 77% against 87%, docs/benchmarks.md). Not on a CPU adapter,
+/// whose kernels need the cores a spinning rank would take, and not for ranks on threads
+/// of one process (`--split`), which would poll one device together, unmeasured.
+/// QUADFLOOD_GPU_WAIT=spin|sleep overrides.
+fn spins_while_waiting(gpu: &Gpu, comm: &dyn Comm) -> bool {
     match super::env_choice("QUADFLOOD_GPU_WAIT", &["spin", "sleep"]) {
         Some(choice) => choice == "spin",
-        None => !gpu.is_cpu(),
+        None => !gpu.is_cpu() && !comm.threads_of_one_process(),
     }
 }
 
@@ -161,7 +163,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
             next_stage1: None,
             pass_timing: None,
-            spin_waits: spins_while_waiting(gpu),
+            spin_waits: spins_while_waiting(gpu, comm),
         };
         ranked.initialise()?;
         ranked.status = ranked.sim.status().clone();
