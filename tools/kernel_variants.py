@@ -564,6 +564,9 @@ variants = {
     "moving_list_only": [moving_list_only],
     "fixed_parallel": [fixed_parallel],
     "staged_only_when_all": [staged_only_when_all],
+    # 2026-11-25 evening: staged_only_when_all_levels (3-level 4096² 2% faster) and
+    # promote_with_ghosts (+6% on 2 GPUs) are in the shaders since 11cd393, so they apply to
+    # the trees before it; ordered_scan was 2-4% slower on partly dry grids (rejected).
     "staged_only_when_all_levels": [staged_only_when_all_levels],
     "ordered_scan": [ordered_scan],
     "promote_with_ghosts": [promote_with_ghosts],
