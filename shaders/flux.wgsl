@@ -92,8 +92,8 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
 // Stage 2 reads the stage-1 result of launched blocks; a block left out this step is dry
 // with dry neighbours, so its U* equals its U^n. Both are loaded at once: waiting for the
 // launch flag first put one more global load in the chain before the faces (stage 2 took
-// 6% longer). When every block was launched, the level-change kernels load U* alone
-// (wg_staged_halo): that took stage2_levels from 74 to 64 registers on an H100 (4
+// 6% longer). When every block was launched, the level-change and border kernels load U*
+// alone (wg_staged_halo): that took stage2_levels from 74 to 64 registers on an H100 (4
 // workgroups per SM instead of 3) and the 3-level grid at 4096² 2% faster; the regular
 // kernels ran 0.5% slower with it (docs/benchmarks.md).
 fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {

@@ -13,7 +13,7 @@ use std::time::Instant;
 pub struct BenchResult {
     pub nx: usize,
     pub ny: usize,
-    /// Cells the grid stores (nx × ny on one level, fewer on several).
+    /// Cells the grid stores: its blocks' cells (fewer than nx × ny on several levels).
     pub cells: usize,
     pub levels: usize,
     pub steps: u64,
@@ -575,7 +575,7 @@ pub fn scaling(
             "seconds": seconds,
             "ms_per_step": 1e3 * seconds / steps as f64,
             "cell_updates_per_s": total / seconds,
-            "gpu_bytes_per_cell": gpu_bytes / (nx * ny) as f64,
+            "gpu_bytes_per_cell": gpu_bytes / model.grid.stored_cells() as f64,
             "adapter": gpu.describe(),
             "per_rank_ms_per_step": all.iter().enumerate().map(|(r, b)| {
                 let v: &[f64] = bytemuck::cast_slice(b);

@@ -103,7 +103,8 @@ enum Command {
         /// The dam break on this many levels (finest cells within N/8 of the centre, as
         /// --multires): a multi-resolution grid's cell updates per second, and under mpirun
         /// its scaling.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8),
+              conflicts_with_all = ["split", "profile"])]
         levels: u32,
         /// Then time dam breaks onto dry ground with 10%, 50% and 100% of the domain wet.
         #[arg(long)]

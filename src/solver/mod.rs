@@ -203,8 +203,8 @@ pub struct Status {
     /// Blocks the next step launches.
     pub active_blocks: u32,
     /// The next step launches every block, through the fixed lists: with rain, with
-    /// skipping off, or when the dry-map launched every block of a rank without ghosts
-    /// (each wet, beside a wet one, or always active).
+    /// skipping off, or when the dry-map launched every own block (each wet, beside a wet
+    /// one, or always active).
     pub all_launched: bool,
     pub at_target: bool,
 }

@@ -79,6 +79,10 @@ pub struct Ranked<'g, 'c> {
     spin_waits: bool,
 }
 
+/// How long a rank spins for its GPU before it sleeps until the GPU is done: far longer
+/// than any step, so only a stuck GPU gets there.
+const SPIN_AT_MOST: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A submission and the maps of the buffers it fills.
 struct Submitted {
     index: wgpu::SubmissionIndex,
@@ -222,19 +226,19 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let start = Instant::now();
         let device = &self.sim.gpu.device;
         let mapped = || submitted.maps.iter().all(|m| m.is_done());
-        let polled = if self.spin_waits && !submitted.maps.is_empty() {
-            let mut polled = device.poll(wgpu::PollType::Poll);
-            while polled.is_ok() && !mapped() {
+        let mut polled = Ok(wgpu::PollStatus::Poll);
+        if self.spin_waits && !submitted.maps.is_empty() {
+            while polled.is_ok() && !mapped() && start.elapsed() < SPIN_AT_MOST {
                 std::hint::spin_loop();
                 polled = device.poll(wgpu::PollType::Poll);
             }
-            polled
-        } else {
-            device.poll(wgpu::PollType::Wait {
+        }
+        if polled.is_ok() && !mapped() {
+            polled = device.poll(wgpu::PollType::Wait {
                 submission_index: Some(submitted.index.clone()),
                 timeout: None,
-            })
-        };
+            });
+        }
         polled.map_err(|e| {
             Error::Gpu(format!(
                 "rank {}: waiting for the GPU: {e}",
@@ -501,6 +505,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         if target <= self.status.t && self.status.at_target {
             return Ok(());
         }
+        self.next_stage1 = None; // an earlier call may have stopped on an error
         self.sim.set_target(target);
         loop {
             let r = self.step()?;
@@ -541,6 +546,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// Exactly `n` steps, with no target in sight (benchmarks).
     pub fn run_steps(&mut self, n: u64) -> Result<()> {
+        self.next_stage1 = None; // an earlier call may have stopped on an error
         self.sim.set_target(f64::MAX / 4.0);
         for _ in 0..n {
             self.step()?;
@@ -556,16 +562,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// GPU time of each pass of a step (s; see `step`), the mean over `steps` more steps
     /// (at most migrate::TIMED_STEPS); None where the adapter has no timestamp queries.
+    /// Every rank runs the steps, timed or not, since they exchange and reduce together.
     pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<Vec<f64>>> {
-        let Some(clock) = migrate::PassClock::new(self.sim.gpu) else {
-            return Ok(None);
-        };
         let steps = steps.clamp(1, migrate::TIMED_STEPS);
-        self.pass_timing = Some((clock, 0));
+        self.pass_timing = migrate::PassClock::new(self.sim.gpu).map(|clock| (clock, 0));
         let run = self.run_steps(steps as u64);
-        let (clock, _) = self.pass_timing.take().expect("set above");
+        let timing = self.pass_timing.take();
         run?;
-        Ok(Some(clock.per_pass_s(self.sim.gpu, steps).to_vec()))
+        Ok(timing.map(|(clock, _)| clock.per_pass_s(self.sim.gpu, steps).to_vec()))
     }
 
     /// Own blocks' stored values, gathered into the global layout on rank 0.
