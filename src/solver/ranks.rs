@@ -331,13 +331,16 @@ impl<'g, 'c> Ranked<'g, 'c> {
             Some(recorded) => recorded,
             None => self.record_stage1(0),
         };
-        let a = self.submit_reading(border1, &[&self.transfer.staging]);
+        let t = &self.transfer;
+        let (sends_cells, sends_flags) = (total(&t.send_cells) > 0, total(&t.send_flags) > 0);
+        let a = self.submit_reading(border1, &[(&t.staging, sends_cells)]);
         self.sim.gpu.queue.submit([internal1]);
         let [border2, internal2] = self.record_stage2();
         self.swap(&a, false)?;
         let t = &self.transfer;
-        let c = self.submit_reading(border2, &[&t.staging, &t.staging_flags]);
-        let dd = self.submit_reading(internal2, &[&self.staging_sim]);
+        let filled = [(&t.staging, sends_cells), (&t.staging_flags, sends_flags)];
+        let c = self.submit_reading(border2, &filled);
+        let dd = self.submit_reading(internal2, &[(&self.staging_sim, true)]);
         self.swap(&c, true)?;
         let tail = self.record_tail();
         self.next_stage1 = Some(self.record_stage1(1));
@@ -347,28 +350,20 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(record)
     }
 
-    /// Submits `commands` and asks for the buffers it fills (those it copies to) to be
-    /// mapped once it is done.
-    fn submit_reading(&self, commands: wgpu::CommandBuffer, filled: &[&wgpu::Buffer]) -> Submitted {
+    /// Submits `commands` and asks for the buffers it copies to (those marked true; a rank
+    /// with no peers copies no strips) to be mapped once it is done.
+    fn submit_reading(
+        &self,
+        commands: wgpu::CommandBuffer,
+        filled: &[(&wgpu::Buffer, bool)],
+    ) -> Submitted {
         let index = self.sim.gpu.queue.submit([commands]);
         let maps = filled
             .iter()
-            .filter(|b| self.copies_into(b))
-            .map(|b| crate::gpu::request_read(b))
+            .filter(|(_, copied)| *copied)
+            .map(|(buffer, _)| crate::gpu::request_read(buffer))
             .collect();
         Submitted { index, maps }
-    }
-
-    /// Whether a step copies anything into `buffer` (a rank with no peers sends nothing).
-    fn copies_into(&self, buffer: &wgpu::Buffer) -> bool {
-        let t = &self.transfer;
-        if *buffer == t.staging {
-            total(&t.send_cells) > 0
-        } else if *buffer == t.staging_flags {
-            total(&t.send_flags) > 0
-        } else {
-            true
-        }
     }
 
     fn encoder(&self) -> wgpu::CommandEncoder {
