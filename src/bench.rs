@@ -557,8 +557,9 @@ pub fn scaling(
         per_step(w.reduce_s, waits_before.reduce_s),
     ];
     // Then where the GPU's time goes, in steps of their own: timestamps around every pass.
-    let passes = ranked.gpu_pass_seconds(TIMED_PASS_STEPS)?;
-    mine.extend(passes.unwrap_or_default().iter().map(|s| 1e3 * s));
+    if let Some(t) = ranked.gpu_pass_seconds(TIMED_PASS_STEPS)? {
+        mine.extend(t.busy.iter().chain(&t.before).map(|s| 1e3 * s));
+    }
     let all = comm.gather(bytemuck::cast_slice(&mine).to_vec());
     // Cell updates are counted per rank: the total is the sum over ranks.
     let total = comm.sum_f64(updates);
@@ -580,10 +581,13 @@ pub fn scaling(
             "per_rank_ms_per_step": all.iter().enumerate().map(|(r, b)| {
                 let v: &[f64] = bytemuck::cast_slice(b);
                 let mut rank = json!({ "rank": r, "gpu_wait": v[0], "exchange_wait": v[1], "dt_reduction_wait": v[2] });
-                if v.len() == 3 + PASS_NAMES.len() {
-                    let passes = PASS_NAMES.iter().zip(&v[3..]).map(|(&n, &ms)| (n.to_string(), ms.into()));
-                    rank["gpu_busy"] = v[3..].iter().sum::<f64>().into();
-                    rank["gpu_passes"] = serde_json::Map::from_iter(passes).into();
+                if v.len() == 3 + 2 * PASS_NAMES.len() {
+                    let (busy, before) = v[3..].split_at(PASS_NAMES.len());
+                    let named = |ms: &[f64]| serde_json::Map::from_iter(PASS_NAMES.iter().zip(ms).map(|(&n, &ms)| (n.to_string(), ms.into())));
+                    rank["gpu_busy"] = busy.iter().sum::<f64>().into();
+                    rank["gpu_passes"] = named(busy).into();
+                    rank["gpu_between"] = before.iter().sum::<f64>().into();
+                    rank["gpu_before_passes"] = named(before).into();
                 }
                 rank
             }).collect::<Vec<_>>(),

@@ -209,5 +209,17 @@ fn the_scaling_benchmark_times_every_pass_of_every_rank() {
         assert!(passes["stage1_internal"].as_f64() > Some(0.0), "{passes:?}");
         let busy = rank["gpu_busy"].as_f64().expect("busy");
         assert!((busy - ms.iter().sum::<f64>()).abs() < 1e-9 * busy.max(1.0));
+        let before = rank["gpu_before_passes"].as_object().expect("gaps");
+        assert_eq!(
+            before.keys().collect::<Vec<_>>(),
+            passes.keys().collect::<Vec<_>>()
+        );
+        let gaps: Vec<f64> = before.values().map(|v| v.as_f64().expect("ms")).collect();
+        assert!(
+            gaps.iter().all(|&t| t.is_finite() && t >= 0.0),
+            "{before:?}"
+        );
+        let between = rank["gpu_between"].as_f64().expect("between");
+        assert!((between - gaps.iter().sum::<f64>()).abs() < 1e-9 * between.max(1.0));
     }
 }

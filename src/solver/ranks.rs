@@ -18,6 +18,7 @@ mod migrate;
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
 use crate::scenario::model::{Model, Resume};
+pub use migrate::PassTimes;
 use std::time::Instant;
 
 /// Time one rank spent waiting, by cause (seconds).
@@ -555,16 +556,16 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(())
     }
 
-    /// GPU time of each pass of a step (s; see `step`), the mean over `steps` more steps
-    /// (at most migrate::TIMED_STEPS); None where the adapter has no timestamp queries.
+    /// GPU time of each pass of a step and between passes (s; see `step`), the mean over
+    /// `steps` more steps (at most migrate::TIMED_STEPS); None where the adapter has no timestamp queries.
     /// Every rank runs the steps, timed or not, since they exchange and reduce together.
-    pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<Vec<f64>>> {
+    pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<PassTimes>> {
         let steps = steps.clamp(1, migrate::TIMED_STEPS);
         self.pass_timing = migrate::PassClock::new(self.sim.gpu).map(|clock| (clock, 0));
         let run = self.run_steps(steps as u64);
         let timing = self.pass_timing.take();
         run?;
-        Ok(timing.map(|(clock, _)| clock.per_pass_s(self.sim.gpu, steps).to_vec()))
+        Ok(timing.map(|(clock, _)| clock.per_pass_s(self.sim.gpu, steps)))
     }
 
     /// Own blocks' stored values, gathered into the global layout on rank 0.

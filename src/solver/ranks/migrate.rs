@@ -154,15 +154,17 @@ impl PassClock {
 
     /// Mean GPU time per step (s) over the first `steps` steps of the window.
     fn per_step_s(&self, gpu: &crate::gpu::Gpu, steps: u32) -> f64 {
-        self.per_pass_s(gpu, steps).iter().sum()
+        self.per_pass_s(gpu, steps).busy.iter().sum()
     }
 
-    /// Mean GPU time (s) of each pass of a step over the first `steps` timed steps.
-    pub fn per_pass_s(&self, gpu: &crate::gpu::Gpu, steps: u32) -> [f64; PASSES as usize] {
-        let mut mean = [0.0; PASSES as usize];
+    /// Mean GPU time (s) of each pass of a step over the first `steps` timed steps, and
+    /// the mean time between each pass and the one before it (the previous step's last
+    /// pass for pass 0, from the second step on): copies, and the GPU waiting for work.
+    pub fn per_pass_s(&self, gpu: &crate::gpu::Gpu, steps: u32) -> PassTimes {
+        let mut times = PassTimes::default();
         let timed = steps.min(TIMED_STEPS);
         if timed == 0 {
-            return mean;
+            return times;
         }
         let count = 2 * PASSES * timed;
         let mut e = gpu.device.create_command_encoder(&Default::default());
@@ -176,14 +178,29 @@ impl PassClock {
                 .get_mapped_range(..)
                 .expect("mapped timestamps");
             let stamps: &[u64] = bytemuck::cast_slice(&view);
+            let s = |t: u64| t as f64 * self.period_ns * 1e-9;
+            let passes = PASSES as usize;
             for (i, t) in stamps[..count as usize].chunks_exact(2).enumerate() {
-                let ns = t[1].saturating_sub(t[0]) as f64 * self.period_ns;
-                mean[i % PASSES as usize] += ns * 1e-9 / timed as f64;
+                times.busy[i % passes] += s(t[1].saturating_sub(t[0])) / timed as f64;
+                if i > 0 {
+                    let gaps = if i < passes { timed } else { timed - 1 };
+                    let gap = s(t[0].saturating_sub(stamps[2 * i - 1]));
+                    times.before[i % passes] += gap / gaps.max(1) as f64;
+                }
             }
         }
         self.readback.unmap();
-        mean
+        times
     }
+}
+
+/// Seconds per pass of a ranked step, as the GPU's timestamps measured them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PassTimes {
+    /// From each pass's start to its end.
+    pub busy: [f64; PASSES as usize],
+    /// From the end of the pass before to each pass's start.
+    pub before: [f64; PASSES as usize],
 }
 
 /// One block's moving parts, in the order they travel.
