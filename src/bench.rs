@@ -520,15 +520,6 @@ pub fn split(
 
 /// Steps of a ranked benchmark timed pass by pass after the timed run.
 const TIMED_PASS_STEPS: u32 = 16;
-/// The passes of a ranked step (`solver::ranks`), as the benchmark reports them.
-const PASS_NAMES: [&str; 5] = [
-    "stage1_border_and_pack",
-    "stage1_internal",
-    "stage2_unpack_border_and_pack",
-    "stage2_internal",
-    "unpack_dry_map_and_clock",
-];
-
 /// A benchmark dam break (`dam_break_on_levels`) split over the ranks of `comm`, a model
 /// every rank shares: time per step and where each rank waits. Every rank calls this;
 /// rank 0 gets the result.
@@ -539,6 +530,7 @@ pub fn scaling(
     steps: u64,
 ) -> Result<Option<serde_json::Value>> {
     use crate::partition::{partition, per_block, Method};
+    use crate::solver::ranks::{named, PASS_NAMES};
     let (nx, ny) = (model.nx(), model.ny());
     let p = partition(&model.grid, comm.size(), Method::Hilbert, &per_block);
     let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, &p, comm)?;
@@ -583,7 +575,6 @@ pub fn scaling(
                 let mut rank = json!({ "rank": r, "gpu_wait": v[0], "exchange_wait": v[1], "dt_reduction_wait": v[2] });
                 if v.len() == 3 + 2 * PASS_NAMES.len() {
                     let (busy, before) = v[3..].split_at(PASS_NAMES.len());
-                    let named = |ms: &[f64]| serde_json::Map::from_iter(PASS_NAMES.iter().zip(ms).map(|(&n, &ms)| (n.to_string(), ms.into())));
                     rank["gpu_busy"] = busy.iter().sum::<f64>().into();
                     rank["gpu_passes"] = named(busy).into();
                     rank["gpu_between"] = before.iter().sum::<f64>().into();

@@ -47,8 +47,9 @@ enum Command {
         /// Continue from a checkpoint written by this scenario (any number of ranks).
         #[arg(long, value_name = "FILE")]
         restart: Option<PathBuf>,
-        /// Time every kernel with GPU timestamps (each in a pass of its own); the table goes
-        /// to the terminal and to summary.json.
+        /// Time every kernel with GPU timestamps (each in a pass of its own); under mpirun or
+        /// with --split, every pass of each rank's step and the GPU's time before each. The
+        /// table goes to the terminal and to summary.json.
         #[arg(long)]
         profile: bool,
         /// Run the grid as K sub-domains with buffers of their own on this one GPU (ranks on

@@ -119,10 +119,13 @@ pub fn run_ranked(
         out_dir: opts.out_dir.clone(),
         progress: if root { opts.progress } else { Progress::Quiet },
         checkpoint_every: opts.checkpoint_every,
-        profile: false,
+        profile: opts.profile,
     };
-    if opts.profile && root {
-        eprintln!("--profile: no kernel timestamps under mpirun; the per-rank compute and wait times are in summary.json");
+    if opts.profile && !ranked.enable_profiling() && root {
+        eprintln!(
+            "--profile: {} has no timestamp queries; the per-rank compute and wait times are in summary.json",
+            gpu.describe()
+        );
     }
     drive(
         &mut ranked,
@@ -301,29 +304,57 @@ pub fn profile_json(p: &crate::solver::profile::Profile, host_us: f64) -> serde_
         .iter()
         .map(|(name, us)| (format!("{name}_us_per_step"), (*us).into()))
         .collect();
-    json!({
+    let mut profile = json!({
         "timed_steps": p.steps,
         "gpu_us_per_step": p.gpu_us_per_step(),
-        "host_us_per_step": host_us,
         "kernels": kernels,
-    })
+    });
+    if host_us > 0.0 {
+        profile["host_us_per_step"] = host_us.into(); // not counted on ranks
+    }
+    if !p.idle_before_us.is_empty() {
+        let idle: serde_json::Map<String, serde_json::Value> = p
+            .idle_before_us
+            .iter()
+            .map(|(name, us)| (format!("{name}_us_per_step"), (*us).into()))
+            .collect();
+        profile["gpu_idle_before_pass"] = idle.into();
+    }
+    profile
 }
 
 /// The profile as a table: GPU time per step of each kernel, its share, and the host's.
 pub fn profile_table(p: &crate::solver::profile::Profile, host_us: f64) -> String {
     let total = p.gpu_us_per_step();
+    let w = p
+        .kernel_us
+        .iter()
+        .map(|k| k.0.len())
+        .max()
+        .unwrap_or(0)
+        .max(14);
     let mut out = format!("GPU time per step ({} steps timed)\n", p.steps);
     for (name, us) in &p.kernel_us {
         out += &format!(
-            "  {name:<14} {us:>10.2} us  {:>5.1}%\n",
+            "  {name:<w$} {us:>10.2} us  {:>5.1}%\n",
             100.0 * us / total.max(1e-12)
         );
     }
-    out += &format!("  {:<14} {total:>10.2} us\n", "all kernels");
-    out += &format!(
-        "  {:<14} {host_us:>10.2} us  (recording and submitting)\n",
-        "host"
-    );
+    out += &format!("  {:<w$} {total:>10.2} us\n", "all kernels");
+    if !p.idle_before_us.is_empty() {
+        let idle: f64 = p.idle_before_us.iter().map(|k| k.1).sum();
+        out += "GPU idle or copying before each pass (rank 0; the rest in summary.json)\n";
+        for (name, us) in &p.idle_before_us {
+            out += &format!("  {name:<w$} {us:>10.2} us\n");
+        }
+        out += &format!("  {:<w$} {idle:>10.2} us\n", "in all");
+    }
+    if host_us > 0.0 {
+        out += &format!(
+            "  {:<w$} {host_us:>10.2} us  (recording and submitting)\n",
+            "host"
+        );
+    }
     out
 }
 

@@ -149,37 +149,89 @@ fn lake_at_rest_and_mass_on_four_ranks() {
     let _ = Simulation::new;
 }
 
+/// `quadflood run` of the 3-level dam break for `end` seconds into `out`, with `extra`
+/// arguments; returns the result files' names.
+fn run_dam_break(out: &std::path::Path, end: f64, extra: &[&str]) -> Vec<String> {
+    let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/circular-dam-break-3-levels.toml");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args(["run", scenario.to_str().unwrap(), "--quiet", "--out"])
+        .arg(out)
+        .args(["--set", &format!("time.end={end}")])
+        .args(["--set", &format!("time.output_interval={}", end / 2.0)])
+        .args(extra)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    common::result_files(out)
+}
+
+fn same_files(a: &std::path::Path, b: &std::path::Path, names: &[String], what: &str) {
+    for name in names {
+        let same = std::fs::read(a.join(name)).unwrap() == std::fs::read(b.join(name)).unwrap();
+        assert!(same, "{name} differs {what}");
+    }
+}
+
+fn summary(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
 /// `quadflood run --split 3` (three sub-domains with buffers of their own on one GPU, for
 /// grids beyond one storage binding) writes the same files as a plain run, byte for byte.
 #[test]
 fn a_run_split_into_sub_domains_writes_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
-    let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios/circular-dam-break-3-levels.toml");
-    let run = |out: &std::path::Path, extra: &[&str]| {
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-            .args(["run", scenario.to_str().unwrap(), "--quiet", "--out"])
-            .arg(out)
-            .args(["--set", "time.end=4", "--set", "time.output_interval=2"])
-            .args(extra)
-            .env("XDG_RUNTIME_DIR", "/tmp")
-            .status()
-            .unwrap();
-        assert!(status.success());
-        common::result_files(out)
-    };
     let (one, split) = (dir.path().join("one"), dir.path().join("split"));
-    let names = run(&one, &[]);
+    let names = run_dam_break(&one, 4.0, &[]);
     assert!(names.len() >= 10, "{names:?}");
-    assert_eq!(run(&split, &["--split", "3"]), names);
-    for name in &names {
-        let same =
-            std::fs::read(one.join(name)).unwrap() == std::fs::read(split.join(name)).unwrap();
-        assert!(same, "{name} differs with --split 3");
+    assert_eq!(run_dam_break(&split, 4.0, &["--split", "3"]), names);
+    same_files(&one, &split, &names, "with --split 3");
+    assert_eq!(summary(&split)["sub_domains_on_one_gpu"], 3);
+}
+
+/// `run --profile` on ranks (here two sub-domains on threads) times every pass of every
+/// step, windows of timestamps one after another, and the GPU's time before each pass,
+/// without changing a bit of the results.
+#[test]
+fn a_profiled_run_on_ranks_times_every_pass_of_every_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, profiled) = (dir.path().join("plain"), dir.path().join("profiled"));
+    let names = run_dam_break(&plain, 8.0, &["--split", "2"]);
+    assert_eq!(
+        run_dam_break(&profiled, 8.0, &["--split", "2", "--profile"]),
+        names
+    );
+    same_files(&plain, &profiled, &names, "with --profile");
+    if !common::gpu()
+        .features
+        .contains(wgpu::Features::TIMESTAMP_QUERY)
+    {
+        return;
     }
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(split.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["sub_domains_on_one_gpu"], 3);
+    let s = summary(&profiled);
+    let steps = s["steps"].as_u64().expect("steps");
+    assert!(
+        steps > 2 * 32,
+        "{steps} steps: too few to cross two windows"
+    );
+    assert_eq!(s["profile"]["timed_steps"].as_u64(), Some(steps));
+    let kernels = s["profile"]["kernels"].as_object().expect("pass times");
+    assert_eq!(kernels.len(), 5, "{kernels:?}");
+    assert!(
+        kernels.values().all(|v| v.as_f64() > Some(0.0)),
+        "{kernels:?}"
+    );
+    for rank in s["per_rank"].as_array().expect("per-rank reports") {
+        for key in ["gpu_us_per_step", "gpu_idle_before_us_per_step"] {
+            let per_pass = rank[key].as_object().expect(key);
+            assert_eq!(per_pass.len(), 5, "{key}: {per_pass:?}");
+            let ok = |v: &serde_json::Value| v.as_f64().is_some_and(|t| t.is_finite() && t >= 0.0);
+            assert!(per_pass.values().all(ok), "{key}: {per_pass:?}");
+        }
+        assert!(rank["gpu_us_per_step"]["stage1_internal"].as_f64() > Some(0.0));
+    }
 }
 
 /// `quadflood bench` under mpirun, here on threads: a 3-level dam break split over two

@@ -25,10 +25,13 @@ pub struct Profiler {
     steps: u64,
 }
 
-/// Mean GPU time per step of each kernel.
+/// Mean GPU time per step of each kernel (of each pass, on a rank of a ranked run).
 #[derive(Clone, Debug)]
 pub struct Profile {
     pub kernel_us: Vec<(&'static str, f64)>,
+    /// On a rank: the GPU's mean time per step before each pass, idle or copying
+    /// (submission boundaries, host waits); empty on one GPU, whose step is one submission.
+    pub idle_before_us: Vec<(&'static str, f64)>,
     pub steps: u64,
 }
 
@@ -133,6 +136,7 @@ impl Profiler {
                 .zip(&self.totals_ns)
                 .map(|(name, ns)| (*name, per_step(*ns)))
                 .collect(),
+            idle_before_us: Vec::new(),
             steps: self.steps,
         }
     }

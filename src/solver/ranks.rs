@@ -72,9 +72,9 @@ pub struct Ranked<'g, 'c> {
     /// The next step's stage 1, recorded during this one (see `step`); dropped wherever
     /// the next step may differ (a rebalance, the end of a run of steps).
     next_stage1: Option<[wgpu::CommandBuffer; 2]>,
-    /// Timestamps around every pass of the steps `gpu_pass_seconds` times, and the index of
-    /// the step being timed.
-    pass_timing: Option<(migrate::PassClock, u32)>,
+    /// Timestamps around every pass of the steps `gpu_pass_seconds` times, or of every
+    /// step when profiling.
+    pass_timing: Option<PassTiming>,
     /// Wait for the GPU by asking again and again instead of sleeping until the driver
     /// wakes the thread: see `spins_while_waiting`.
     spin_waits: bool,
@@ -83,6 +83,25 @@ pub struct Ranked<'g, 'c> {
 /// How long a rank spins for its GPU before it sleeps until the GPU is done: far longer
 /// than any step, so only a stuck GPU gets there.
 const SPIN_AT_MOST: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The passes of a ranked step (see `Ranked::step`), as profiles and benchmarks name them.
+pub const PASS_NAMES: [&str; migrate::PASSES as usize] = [
+    "stage1_border_and_pack",
+    "stage1_internal",
+    "stage2_unpack_border_and_pack",
+    "stage2_internal",
+    "unpack_dry_map_and_clock",
+];
+
+/// Timestamps around every pass of the steps of a window (at most migrate::TIMED_STEPS).
+struct PassTiming {
+    clock: migrate::PassClock,
+    /// The window's step being recorded.
+    step: u32,
+    /// When profiling a run, window after window: the sum over closed windows of each
+    /// window's means times its steps, and those steps.
+    totals: Option<(PassTimes, u64)>,
+}
 
 /// A submission and the maps of the buffers it fills.
 struct Submitted {
@@ -260,7 +279,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: match &self.pass_timing {
-                Some((clock, step)) => clock.writes(step + ahead, k),
+                Some(t) => t.clock.writes(t.step + ahead, k),
                 None => self.balancer.as_ref().and_then(|b| b.pass_writes(k, ahead)),
             },
         }
@@ -524,6 +543,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             self.status.t = r.t_hi as f64 + r.t_lo as f64 + r.dt as f64;
             self.status.steps = (((r.step_hi as u64) << 32) | r.step_lo as u64) + 1;
             progress(&self.status);
+            self.count_timed_step();
             if r.clamped == 1 || r.dt == 0.0 {
                 break;
             }
@@ -534,6 +554,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
         }
         self.next_stage1 = None;
+        self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
         self.status.t = target;
@@ -546,11 +567,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.sim.set_target(f64::MAX / 4.0);
         for _ in 0..n {
             self.step()?;
-            if let Some((_, step)) = &mut self.pass_timing {
-                *step += 1;
-            }
+            self.count_timed_step();
         }
         self.next_stage1 = None;
+        self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
         Ok(())
@@ -561,11 +581,82 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// Every rank runs the steps, timed or not, since they exchange and reduce together.
     pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<PassTimes>> {
         let steps = steps.clamp(1, migrate::TIMED_STEPS);
-        self.pass_timing = migrate::PassClock::new(self.sim.gpu).map(|clock| (clock, 0));
+        let profile = self.pass_timing.take();
+        self.pass_timing = migrate::PassClock::new(self.sim.gpu).map(|clock| PassTiming {
+            clock,
+            step: 0,
+            totals: None,
+        });
         let run = self.run_steps(steps as u64);
-        let timing = self.pass_timing.take();
+        let timing = std::mem::replace(&mut self.pass_timing, profile);
         run?;
-        Ok(timing.map(|(clock, _)| clock.per_pass_s(self.sim.gpu, steps)))
+        Ok(timing.map(|t| t.clock.per_pass_s(self.sim.gpu, steps)))
+    }
+
+    /// Times every pass of every step from now on (`run --profile`), where the adapter has
+    /// timestamp queries (false where not). The balancer's own timestamps are then off: it
+    /// weighs the ranks by the time their hosts waited for the GPU instead.
+    pub fn enable_profiling(&mut self) -> bool {
+        let Some(clock) = migrate::PassClock::new(self.sim.gpu) else {
+            return false;
+        };
+        self.next_stage1 = None;
+        self.pass_timing = Some(PassTiming {
+            clock,
+            step: 0,
+            totals: Some((PassTimes::default(), 0)),
+        });
+        if let Some(b) = self.balancer.as_mut() {
+            b.clock = None;
+        }
+        true
+    }
+
+    /// The mean GPU time of each pass and before it (s per step) over the profiled steps.
+    pub fn pass_profile(&self) -> Option<(PassTimes, u64)> {
+        let (sum, steps) = self.pass_timing.as_ref()?.totals?;
+        let mean = |v: [f64; migrate::PASSES as usize]| v.map(|s| s / steps.max(1) as f64);
+        Some((
+            PassTimes {
+                busy: mean(sum.busy),
+                before: mean(sum.before),
+            },
+            steps,
+        ))
+    }
+
+    /// Counts a step done; when profiling, a full window of timestamps is read and the
+    /// next begins (the next step's stage 1 is recorded again, with the new window's).
+    fn count_timed_step(&mut self) {
+        let Some(t) = self.pass_timing.as_mut() else {
+            return;
+        };
+        t.step += 1;
+        if t.step == migrate::TIMED_STEPS && t.totals.is_some() {
+            self.next_stage1 = None;
+            self.close_profile_window();
+        }
+    }
+
+    /// Adds the steps timed so far to the profile's totals and starts a new window.
+    fn close_profile_window(&mut self) {
+        let gpu = self.sim.gpu;
+        let Some(t) = self.pass_timing.as_mut() else {
+            return;
+        };
+        let Some((sum, steps)) = t.totals.as_mut() else {
+            return;
+        };
+        if t.step == 0 {
+            return;
+        }
+        let means = t.clock.per_pass_s(gpu, t.step);
+        for k in 0..migrate::PASSES as usize {
+            sum.busy[k] += means.busy[k] * t.step as f64;
+            sum.before[k] += means.before[k] * t.step as f64;
+        }
+        *steps += t.step as u64;
+        t.step = 0;
     }
 
     /// Own blocks' stored values, gathered into the global layout on rank 0.
@@ -692,33 +783,62 @@ impl Stepper for Ranked<'_, '_> {
         let b = self.balancer.as_ref()?;
         (self.comm.rank() == 0).then(|| b.log.clone())
     }
+    fn profile(&self) -> Option<super::profile::Profile> {
+        let (t, steps) = self.pass_profile()?;
+        let us = |v: [f64; migrate::PASSES as usize]| {
+            PASS_NAMES.into_iter().zip(v.map(|s| 1e6 * s)).collect()
+        };
+        Some(super::profile::Profile {
+            kernel_us: us(t.busy),
+            idle_before_us: us(t.before),
+            steps,
+        })
+    }
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>> {
         let w = self.waits();
-        let mine = [
+        let mut mine = vec![
             w.compute_s,
             w.exchange_s,
             w.reduce_s,
             self.sim.split.own as f64,
             self.sim.split.border as f64,
         ];
+        if let Some((t, _)) = self.pass_profile() {
+            mine.extend(t.busy.iter().chain(&t.before).map(|s| 1e6 * s));
+        }
         let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
         Some(
             all.iter()
                 .enumerate()
                 .map(|(r, b)| {
                     let v: &[f64] = bytemuck::cast_slice(b);
-                    serde_json::json!({
+                    let mut report = serde_json::json!({
                         "rank": r,
                         "blocks": v[3] as u64,
                         "border_blocks": v[4] as u64,
                         "gpu_wait_s": v[0],
                         "exchange_wait_s": v[1],
                         "dt_reduction_wait_s": v[2],
-                    })
+                    });
+                    if v.len() == 5 + 2 * PASS_NAMES.len() {
+                        let (busy, before) = v[5..].split_at(PASS_NAMES.len());
+                        report["gpu_us_per_step"] = named(busy).into();
+                        report["gpu_idle_before_us_per_step"] = named(before).into();
+                    }
+                    report
                 })
                 .collect(),
         )
     }
+}
+
+/// Figures per pass, by the passes' names.
+pub fn named(per_pass: &[f64]) -> serde_json::Map<String, serde_json::Value> {
+    PASS_NAMES
+        .iter()
+        .zip(per_pass)
+        .map(|(&name, &v)| (name.to_string(), v.into()))
+        .collect()
 }
 
 fn map_buffer(gpu: &Gpu, label: &str, bytes: usize) -> wgpu::Buffer {
