@@ -227,10 +227,20 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
             write_checkpoint(sim, model, dir)?;
         }
     }
-    reporter.finish(sim.status());
+    let reports = sim.rank_reports();
+    let mut status = sim.status().clone();
+    if let Some(reports) = &reports {
+        // Each rank counts its own blocks' updates, from a restart's count on.
+        let resumed = model.resume.as_ref().map_or(0, |r| r.cell_updates);
+        let ranks: u64 = reports
+            .iter()
+            .filter_map(|r| r["cell_updates"].as_u64())
+            .sum();
+        status.cell_updates = resumed + ranks;
+    }
+    reporter.finish(&status);
     let snapshot = sim.snapshot();
     let (mass_inflow, mass_outflow) = sim.edge_volumes();
-    let reports = sim.rank_reports();
     let rebalancing = sim.rebalancing();
     let (Some(snapshot), Some(files)) = (snapshot, files) else {
         return Ok(None);
@@ -266,7 +276,6 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     } else {
         fields.depth.clone()
     };
-    let status = sim.status().clone();
     let mut summary = Summary {
         mass_initial,
         mass_final: model.volume(&fields.depth),

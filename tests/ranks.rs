@@ -188,7 +188,10 @@ fn a_run_split_into_sub_domains_writes_the_same_files() {
     assert!(names.len() >= 10, "{names:?}");
     assert_eq!(run_dam_break(&split, 4.0, &["--split", "3"]), names);
     same_files(&one, &split, &names, "with --split 3");
-    assert_eq!(summary(&split)["sub_domains_on_one_gpu"], 3);
+    let split_summary = summary(&split);
+    assert_eq!(split_summary["sub_domains_on_one_gpu"], 3);
+    // Each sub-domain counts its own blocks; the run's count is theirs together.
+    assert_eq!(split_summary["cell_updates"], summary(&one)["cell_updates"]);
 }
 
 /// `run --profile` on ranks (here two sub-domains on threads) times every pass of every

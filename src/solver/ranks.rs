@@ -612,6 +612,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         true
     }
 
+    /// Cell updates of this rank's blocks in this run (a restart's count left out: every
+    /// rank starts from it).
+    fn own_cell_updates(&self) -> u64 {
+        let resumed = self.model.resume.as_ref().map_or(0, |r| r.cell_updates);
+        self.status.cell_updates.saturating_sub(resumed)
+    }
+
     /// The mean GPU time of each pass and before it (s per step) over the profiled steps.
     pub fn pass_profile(&self) -> Option<(PassTimes, u64)> {
         let (sum, steps) = self.pass_timing.as_ref()?.totals?;
@@ -802,6 +809,7 @@ impl Stepper for Ranked<'_, '_> {
             w.reduce_s,
             self.sim.split.own as f64,
             self.sim.split.border as f64,
+            self.own_cell_updates() as f64,
         ];
         if let Some((t, _)) = self.pass_profile() {
             mine.extend(t.busy.iter().chain(&t.before).map(|s| 1e6 * s));
@@ -819,9 +827,10 @@ impl Stepper for Ranked<'_, '_> {
                         "gpu_wait_s": v[0],
                         "exchange_wait_s": v[1],
                         "dt_reduction_wait_s": v[2],
+                        "cell_updates": v[5] as u64,
                     });
-                    if v.len() == 5 + 2 * PASS_NAMES.len() {
-                        let (busy, before) = v[5..].split_at(PASS_NAMES.len());
+                    if v.len() == 6 + 2 * PASS_NAMES.len() {
+                        let (busy, before) = v[6..].split_at(PASS_NAMES.len());
                         report["gpu_us_per_step"] = named(busy).into();
                         report["gpu_idle_before_us_per_step"] = named(before).into();
                     }
