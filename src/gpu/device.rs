@@ -107,7 +107,10 @@ impl Gpu {
     fn open_adapter(adapter: wgpu::Adapter) -> Result<Gpu> {
         let info = adapter.get_info();
         let limits = adapter.limits();
-        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+        // Mappable storage buffers let an MPI rank's pack kernel write its strips straight
+        // into host-visible memory (`solver::ranks`).
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+        let features = adapter.features() & wanted;
         let desc = wgpu::DeviceDescriptor {
             label: Some("quadflood"),
             required_features: features,

@@ -46,8 +46,11 @@ struct Transfer {
     send_flag: wgpu::Buffer,
     recv: wgpu::Buffer,
     recv_flag: wgpu::Buffer,
+    /// Where the host reads the strips and flags: `send` and `send_flag` themselves where
+    /// they are mappable (`strips_written_to_host`), else copies of them.
     staging: wgpu::Buffer,
     staging_flags: wgpu::Buffer,
+    copies_strips: bool,
 }
 
 pub struct Ranked<'g, 'c> {
@@ -411,7 +414,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 pass.dispatch_workgroups(groups(n_send), 1, 1);
             }
         }
-        if n_send > 0 {
+        if n_send > 0 && t.copies_strips {
             e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
         }
         [e.finish(), self.record_internal(1, ahead).finish()]
@@ -441,11 +444,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 pass.dispatch_workgroups(groups(n_send.max(n_flags)), 1, 1);
             }
         }
-        if n_send > 0 {
+        if n_send > 0 && t.copies_strips {
             e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
         }
         let n_send_flags = total(&t.send_flags);
-        if n_send_flags > 0 {
+        if n_send_flags > 0 && t.copies_strips {
             e.copy_buffer_to_buffer(
                 &t.send_flag,
                 0,
@@ -865,8 +868,20 @@ fn read_mapped(buffer: &wgpu::Buffer, bytes: usize) -> Vec<u8> {
     out
 }
 
+/// Whether the pack kernels write the strips into buffers the host maps, instead of buffers
+/// copied into mappable ones after each pack: where the adapter allows mappable storage
+/// buffers, unless QUADFLOOD_STRIPS=copied. (On two H100s, each copy to host memory
+/// lengthened the GPU's gap at its submission boundary; docs/benchmarks.md.)
+fn strips_written_to_host(gpu: &Gpu) -> bool {
+    let mappable = gpu
+        .features
+        .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+    mappable && super::env_choice("QUADFLOOD_STRIPS", &["copied", "direct"]) != Some("copied")
+}
+
 fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> Transfer {
     use wgpu::BufferUsages as U;
+    let direct = strips_written_to_host(gpu);
     let concat = |lists: Vec<Vec<u32>>| -> Vec<u32> { lists.concat() };
     let send_index = concat(local.sends.iter().map(|e| local.cell_indices(e)).collect());
     let recv_index = concat(local.recvs.iter().map(|e| local.cell_indices(e)).collect());
@@ -879,18 +894,23 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         recv_flag_index.len() as u32,
     ];
     let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
+    let sent = if direct {
+        U::STORAGE | U::MAP_READ
+    } else {
+        storage
+    };
     let cells = |n: usize| vec![[0.0f32; 4]; n.max(1)];
     let buffers = [
         gpu.buffer_with("exchange sizes", &sizes, U::UNIFORM | U::COPY_DST),
         gpu.buffer_with("send index", &send_index, storage),
-        gpu.buffer_with("send cells", &cells(send_index.len()), storage),
+        gpu.buffer_with("send cells", &cells(send_index.len()), sent),
         gpu.buffer_with("recv index", &recv_index, storage),
         gpu.buffer_with("recv cells", &cells(recv_index.len()), storage),
         gpu.buffer_with("send flag index", &send_flag_index, storage),
         gpu.buffer_with(
             "send flags",
             &vec![0u32; send_flag_index.len().max(1)],
-            storage,
+            sent,
         ),
         gpu.buffer_with("recv flag index", &recv_flag_index, storage),
         gpu.buffer_with(
@@ -936,7 +956,16 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         send_flag: buffers[6].clone(),
         recv: buffers[4].clone(),
         recv_flag: buffers[8].clone(),
-        staging: map_buffer(gpu, "strips", 16 * send_index.len()),
-        staging_flags: map_buffer(gpu, "flags", 4 * send_flag_index.len()),
+        staging: if direct {
+            buffers[2].clone()
+        } else {
+            map_buffer(gpu, "strips", 16 * send_index.len())
+        },
+        staging_flags: if direct {
+            buffers[6].clone()
+        } else {
+            map_buffer(gpu, "flags", 4 * send_flag_index.len())
+        },
+        copies_strips: !direct,
     }
 }
