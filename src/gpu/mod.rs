@@ -88,15 +88,25 @@ impl Gpu {
 /// not judge the outcome: a failed map shows when the range is read, and a map still
 /// pending when a run stops on an error (its buffers dropped) must not panic on the way out.
 pub fn request_read(buffer: &wgpu::Buffer) -> MapRequest {
+    request_map(buffer, wgpu::MapMode::Read)
+}
+
+/// As `request_read`, for the host to write a MAP_WRITE buffer the GPU then reads.
+pub fn request_write(buffer: &wgpu::Buffer) -> MapRequest {
+    request_map(buffer, wgpu::MapMode::Write)
+}
+
+fn request_map(buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> MapRequest {
     let request = MapRequest::default();
     let done = request.0.clone();
-    buffer.map_async(wgpu::MapMode::Read, .., move |_| {
+    buffer.map_async(mode, .., move |_| {
         done.store(true, std::sync::atomic::Ordering::Release)
     });
     request
 }
 
-/// A map asked for by `request_read`: done once a poll of the device has run its callback.
+/// A map asked for by `request_read` or `request_write`: done once a poll of the device has
+/// run its callback.
 #[derive(Clone, Default)]
 pub struct MapRequest(std::sync::Arc<std::sync::atomic::AtomicBool>);
 

@@ -41,7 +41,11 @@ struct Transfer {
     recv_cells: Vec<usize>,
     send_flags: Vec<usize>,
     recv_flags: Vec<usize>,
-    group: wgpu::BindGroup,
+    /// Group 2 for the pack kernels (the receive buffers left out) and for the unpack
+    /// kernels (the send buffers left out), so that a pass binds no buffer the host has
+    /// mapped or asked to map.
+    pack_group: wgpu::BindGroup,
+    unpack_group: wgpu::BindGroup,
     send: wgpu::Buffer,
     send_flag: wgpu::Buffer,
     recv: wgpu::Buffer,
@@ -51,6 +55,10 @@ struct Transfer {
     staging: wgpu::Buffer,
     staging_flags: wgpu::Buffer,
     copies_strips: bool,
+    /// Where the host writes what arrives straight into `recv` and `recv_flag` (mappable
+    /// buffers; same condition as the strips): the maps asked for once the last submission
+    /// reading them, and that submission.
+    received_maps: std::cell::RefCell<Option<Submitted>>,
 }
 
 pub struct Ranked<'g, 'c> {
@@ -332,14 +340,41 @@ impl<'g, 'c> Ranked<'g, 'c> {
             recv_cells.extend_from_slice(&m[..n]);
             recv_flags.extend_from_slice(&m[n..]);
         }
-        let q = &self.sim.gpu.queue;
-        if !recv_cells.is_empty() {
-            q.write_buffer(&t.recv, 0, &recv_cells);
+        let maps = t.received_maps.borrow_mut().take();
+        if let Some(maps) = &maps {
+            self.wait(maps)?;
         }
-        if !recv_flags.is_empty() {
-            q.write_buffer(&t.recv_flag, 0, &recv_flags);
+        let received = [
+            (&t.recv, &recv_cells, total(&t.recv_cells) > 0),
+            (&t.recv_flag, &recv_flags, total(&t.recv_flags) > 0),
+        ];
+        for (buffer, bytes, mapped) in received {
+            if maps.is_none() {
+                if !bytes.is_empty() {
+                    self.sim.gpu.queue.write_buffer(buffer, 0, bytes);
+                }
+            } else if mapped {
+                // Unmapped even when nothing came (the flags after stage 1): the next
+                // unpack pass binds it.
+                if !bytes.is_empty() {
+                    buffer
+                        .get_mapped_range_mut(..bytes.len() as u64)
+                        .map_err(|e| Error::Gpu(format!("writing the received strips: {e}")))?
+                        .copy_from_slice(bytes);
+                }
+                buffer.unmap();
+            }
         }
         Ok(())
+    }
+
+    /// After submission `index`, which reads the receive buffers: where the host writes
+    /// them directly, asks for them to be mapped again once the GPU is done with them.
+    fn received_read_by(&self, index: wgpu::SubmissionIndex) {
+        let t = &self.transfer;
+        if !t.copies_strips {
+            *t.received_maps.borrow_mut() = Some(map_received(t, index));
+        }
     }
 
     /// One step on every rank; returns this rank's status record from before the clock
@@ -363,13 +398,15 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let t = &self.transfer;
         let filled = [(&t.staging, sends_cells), (&t.staging_flags, sends_flags)];
         let c = self.submit_reading(border2, &filled);
+        self.received_read_by(c.index.clone());
         let dd = self.submit_reading(internal2, &[(&self.staging_sim, true)]);
         self.swap(&c, true)?;
         let tail = self.record_tail();
         self.next_stage1 = Some(self.record_stage1(1));
         self.wait(&dd)?;
         let record = self.agree_on_dt()?;
-        self.sim.gpu.queue.submit([tail]);
+        let index = self.sim.gpu.queue.submit([tail]);
+        self.received_read_by(index);
         Ok(record)
     }
 
@@ -409,7 +446,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
             if n_send > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
-                pass.set_bind_group(2, &t.group, &[]);
+                pass.set_bind_group(2, &t.pack_group, &[]);
                 pass.set_pipeline(&k.pack_stage1);
                 pass.dispatch_workgroups(groups(n_send), 1, 1);
             }
@@ -430,7 +467,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         {
             let mut pass = e.begin_compute_pass(&self.pass(2, 0));
             pass.set_bind_group(0, &t.state_group, &[]);
-            pass.set_bind_group(2, &t.group, &[]);
+            pass.set_bind_group(2, &t.unpack_group, &[]);
             if n_recv > 0 {
                 pass.set_pipeline(&k.unpack_stage1);
                 pass.dispatch_workgroups(groups(n_recv), 1, 1);
@@ -440,6 +477,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
             if n_send.max(n_flags) > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
+                pass.set_bind_group(2, &t.pack_group, &[]);
                 pass.set_pipeline(&k.pack_stage2);
                 pass.dispatch_workgroups(groups(n_send.max(n_flags)), 1, 1);
             }
@@ -484,7 +522,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             let mut pass = e.begin_compute_pass(&self.pass(4, 0));
             if n_recv.max(n_flags) > 0 {
                 pass.set_bind_group(0, &t.state_group, &[]);
-                pass.set_bind_group(2, &t.group, &[]);
+                pass.set_bind_group(2, &t.unpack_group, &[]);
                 pass.set_pipeline(&k.unpack_stage2);
                 pass.dispatch_workgroups(groups(n_recv.max(n_flags)), 1, 1);
             }
@@ -894,10 +932,10 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         recv_flag_index.len() as u32,
     ];
     let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
-    let sent = if direct {
-        U::STORAGE | U::MAP_READ
+    let (sent, received) = if direct {
+        (U::STORAGE | U::MAP_READ, U::STORAGE | U::MAP_WRITE)
     } else {
-        storage
+        (storage, storage)
     };
     let cells = |n: usize| vec![[0.0f32; 4]; n.max(1)];
     let buffers = [
@@ -905,7 +943,7 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         gpu.buffer_with("send index", &send_index, storage),
         gpu.buffer_with("send cells", &cells(send_index.len()), sent),
         gpu.buffer_with("recv index", &recv_index, storage),
-        gpu.buffer_with("recv cells", &cells(recv_index.len()), storage),
+        gpu.buffer_with("recv cells", &cells(recv_index.len()), received),
         gpu.buffer_with("send flag index", &send_flag_index, storage),
         gpu.buffer_with(
             "send flags",
@@ -916,22 +954,39 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         gpu.buffer_with(
             "recv flags",
             &vec![0u32; recv_flag_index.len().max(1)],
-            storage,
+            received,
         ),
     ];
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(b, buf)| wgpu::BindGroupEntry {
-            binding: b as u32,
-            resource: buf.as_entire_binding(),
+    // Stand-ins for the bindings a kernel leaves alone: one read-only, one read-write (a
+    // buffer may not be both in one dispatch).
+    let unused = [
+        gpu.buffer_with("exchange stand-in", &cells(1), U::STORAGE),
+        gpu.buffer_with("exchange stand-in, read-write", &cells(1), U::STORAGE),
+    ];
+    let group = |label, sends: bool| {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(b, buf)| {
+                let send_side = matches!(b, 1 | 2 | 5 | 6);
+                let receive_side = matches!(b, 3 | 4 | 7 | 8);
+                let buf = if (sends && receive_side) || (!sends && send_side) {
+                    &unused[usize::from(matches!(b, 2 | 6))]
+                } else {
+                    buf
+                };
+                wgpu::BindGroupEntry {
+                    binding: b as u32,
+                    resource: buf.as_entire_binding(),
+                }
+            })
+            .collect();
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &k.exchange_layout,
+            entries: &entries,
         })
-        .collect();
-    let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("exchange"),
-        layout: &k.exchange_layout,
-        entries: &entries,
-    });
+    };
     let state_entries: Vec<wgpu::BindGroupEntry> = super::kernels::EXCHANGE_STATE
         .iter()
         .map(|&b| wgpu::BindGroupEntry {
@@ -944,14 +999,15 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         layout: &k.state_layout,
         entries: &state_entries,
     });
-    Transfer {
+    let t = Transfer {
         state_group,
         peers: local.sends.iter().map(|e| e.rank).collect(),
         send_cells: local.sends.iter().map(|e| e.cells.len()).collect(),
         recv_cells: local.recvs.iter().map(|e| e.cells.len()).collect(),
         send_flags: local.sends.iter().map(|e| e.flags.len()).collect(),
         recv_flags: local.recvs.iter().map(|e| e.flags.len()).collect(),
-        group,
+        pack_group: group("exchange: pack", true),
+        unpack_group: group("exchange: unpack", false),
         send: buffers[2].clone(),
         send_flag: buffers[6].clone(),
         recv: buffers[4].clone(),
@@ -967,5 +1023,28 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
             map_buffer(gpu, "flags", 4 * send_flag_index.len())
         },
         copies_strips: !direct,
+        received_maps: Default::default(),
+    };
+    if direct {
+        let nothing_yet = gpu.queue.submit([]);
+        *t.received_maps.borrow_mut() = Some(map_received(&t, nothing_yet));
+    }
+    t
+}
+
+/// Asks for the receive buffers the exchange fills to be mapped for the host to write, once
+/// submission `index` (the last to read them) is done.
+fn map_received(t: &Transfer, index: wgpu::SubmissionIndex) -> Submitted {
+    let filled = [
+        (&t.recv, total(&t.recv_cells) > 0),
+        (&t.recv_flag, total(&t.recv_flags) > 0),
+    ];
+    Submitted {
+        index,
+        maps: filled
+            .iter()
+            .filter(|(_, used)| *used)
+            .map(|(buffer, _)| crate::gpu::request_write(buffer))
+            .collect(),
     }
 }
