@@ -72,7 +72,11 @@ struct Work {
     pipeline: wgpu::ComputePipeline,
     group: wgpu::BindGroup,
     groups: u32,
+    /// Timestamps around every piece.
     queries: wgpu::QuerySet,
+    /// Only the start of piece 1 and the end of the last (a query never written must not
+    /// be resolved).
+    span_queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     readback: wgpu::Buffer,
     period_ns: f64,
@@ -134,6 +138,11 @@ impl Work {
                 ty: wgpu::QueryType::Timestamp,
                 count,
             }),
+            span_queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: None,
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
             resolve: buffer(U::QUERY_RESOLVE | U::COPY_SRC),
             readback: buffer(U::MAP_READ | U::COPY_DST),
             period_ns: gpu.queue.get_timestamp_period() as f64,
@@ -151,14 +160,22 @@ impl Work {
     /// start of piece 1 and the end of the last).
     fn piece(&self, encoder: &mut wgpu::CommandEncoder, k: u32, every: bool) {
         let (first, last) = (k == 1, k == PIECES - 1);
-        let writes = wgpu::ComputePassTimestampWrites {
-            query_set: &self.queries,
-            beginning_of_pass_write_index: (every || first).then_some(2 * k),
-            end_of_pass_write_index: (every || last).then_some(2 * k + 1),
+        let writes = if every {
+            Some(wgpu::ComputePassTimestampWrites {
+                query_set: &self.queries,
+                beginning_of_pass_write_index: Some(2 * k),
+                end_of_pass_write_index: Some(2 * k + 1),
+            })
+        } else {
+            (first || last).then_some(wgpu::ComputePassTimestampWrites {
+                query_set: &self.span_queries,
+                beginning_of_pass_write_index: first.then_some(0),
+                end_of_pass_write_index: last.then_some(1),
+            })
         };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
-            timestamp_writes: (every || first || last).then_some(writes),
+            timestamp_writes: writes,
         });
         self.dispatch(&mut pass);
     }
@@ -186,8 +203,12 @@ impl Work {
                 }
             }
         }
-        let count = 2 * PIECES;
-        current.resolve_query_set(&self.queries, 0..count, &self.resolve, 0);
+        let (queries, count) = if every {
+            (&self.queries, 2 * PIECES)
+        } else {
+            (&self.span_queries, 2)
+        };
+        current.resolve_query_set(queries, 0..count, &self.resolve, 0);
         current.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 8 * count as u64);
         buffers.push(current.finish());
         gpu.queue.submit(buffers);
@@ -199,7 +220,7 @@ impl Work {
         self.readback.unmap();
         let us = |a: u64, b: u64| b.saturating_sub(a) as f64 * self.period_ns * 1e-3;
         if !every {
-            return (0.0, us(stamps[2], stamps[count as usize - 1]));
+            return (0.0, us(stamps[0], stamps[1]));
         }
         let n = PIECES as usize;
         let busy: f64 = (1..n).map(|k| us(stamps[2 * k], stamps[2 * k + 1])).sum();

@@ -342,7 +342,12 @@ pub fn profile_table(p: &crate::solver::profile::Profile, host_us: f64) -> Strin
         .max()
         .unwrap_or(0)
         .max(14);
-    let mut out = format!("GPU time per step ({} steps timed)\n", p.steps);
+    let whose = if p.idle_before_us.is_empty() {
+        ""
+    } else {
+        ", rank 0; every rank's in summary.json"
+    };
+    let mut out = format!("GPU time per step ({} steps timed{whose})\n", p.steps);
     for (name, us) in &p.kernel_us {
         out += &format!(
             "  {name:<w$} {us:>10.2} us  {:>5.1}%\n",
@@ -352,7 +357,7 @@ pub fn profile_table(p: &crate::solver::profile::Profile, host_us: f64) -> Strin
     out += &format!("  {:<w$} {total:>10.2} us\n", "all kernels");
     if !p.idle_before_us.is_empty() {
         let idle: f64 = p.idle_before_us.iter().map(|k| k.1).sum();
-        out += "GPU idle or copying before each pass (rank 0; the rest in summary.json)\n";
+        out += "GPU idle or copying before each pass\n";
         for (name, us) in &p.idle_before_us {
             out += &format!("  {name:<w$} {us:>10.2} us\n");
         }

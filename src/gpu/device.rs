@@ -108,7 +108,8 @@ impl Gpu {
         let info = adapter.get_info();
         let limits = adapter.limits();
         // Mappable storage buffers let an MPI rank's pack kernel write its strips straight
-        // into host-visible memory (`solver::ranks`).
+        // into host-visible memory (`solver::ranks`). Only buffers created both mappable and
+        // storage live there, so the feature costs the other buffers nothing.
         let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
         let features = adapter.features() & wanted;
         let desc = wgpu::DeviceDescriptor {

@@ -18,7 +18,7 @@ mod migrate;
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
 use crate::scenario::model::{Model, Resume};
-pub use migrate::PassTimes;
+pub use migrate::{PassSums, PassTimes};
 use std::time::Instant;
 
 /// Time one rank spent waiting, by cause (seconds).
@@ -52,12 +52,12 @@ struct Transfer {
     recv_flag: wgpu::Buffer,
     /// Where the host reads the strips and flags: `send` and `send_flag` themselves where
     /// they are mappable (`strips_written_to_host`), else copies of them.
-    staging: wgpu::Buffer,
-    staging_flags: wgpu::Buffer,
+    host_strips: wgpu::Buffer,
+    host_flags: wgpu::Buffer,
     copies_strips: bool,
     /// Where the host writes what arrives straight into `recv` and `recv_flag` (mappable
-    /// buffers; same condition as the strips): the maps asked for once the last submission
-    /// reading them, and that submission.
+    /// buffers, unless `copies_strips`): their maps for writing, asked for after the last
+    /// submission that reads them, with that submission.
     received_maps: std::cell::RefCell<Option<Submitted>>,
 }
 
@@ -109,9 +109,8 @@ struct PassTiming {
     clock: migrate::PassClock,
     /// The window's step being recorded.
     step: u32,
-    /// When profiling a run, window after window: the sum over closed windows of each
-    /// window's means times its steps, and those steps.
-    totals: Option<(PassTimes, u64)>,
+    /// When profiling a run, window after window: the sums over the closed windows.
+    totals: Option<PassSums>,
 }
 
 /// A submission and the maps of the buffers it fills.
@@ -304,9 +303,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
         self.wait(submitted)?;
         let t = &self.transfer;
-        let cells: Vec<u8> = read_mapped(&t.staging, 16 * total(&t.send_cells));
+        let cells: Vec<u8> = read_mapped(&t.host_strips, 16 * total(&t.send_cells));
         let flags: Vec<u8> = if with_flags {
-            read_mapped(&t.staging_flags, 4 * total(&t.send_flags))
+            read_mapped(&t.host_flags, 4 * total(&t.send_flags))
         } else {
             Vec::new()
         };
@@ -340,7 +339,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
             recv_cells.extend_from_slice(&m[..n]);
             recv_flags.extend_from_slice(&m[n..]);
         }
-        let maps = t.received_maps.borrow_mut().take();
+        let maps = if t.copies_strips {
+            None
+        } else {
+            // None only where a step failed between this exchange's maps and the next.
+            let pending = t.received_maps.borrow_mut().take();
+            Some(pending.unwrap_or_else(|| map_received(t, self.sim.gpu.queue.submit([]))))
+        };
         if let Some(maps) = &maps {
             self.wait(maps)?;
         }
@@ -391,12 +396,12 @@ impl<'g, 'c> Ranked<'g, 'c> {
         };
         let t = &self.transfer;
         let (sends_cells, sends_flags) = (total(&t.send_cells) > 0, total(&t.send_flags) > 0);
-        let a = self.submit_reading(border1, &[(&t.staging, sends_cells)]);
+        let a = self.submit_reading(border1, &[(&t.host_strips, sends_cells)]);
         self.sim.gpu.queue.submit([internal1]);
         let [border2, internal2] = self.record_stage2();
         self.swap(&a, false)?;
         let t = &self.transfer;
-        let filled = [(&t.staging, sends_cells), (&t.staging_flags, sends_flags)];
+        let filled = [(&t.host_strips, sends_cells), (&t.host_flags, sends_flags)];
         let c = self.submit_reading(border2, &filled);
         self.received_read_by(c.index.clone());
         let dd = self.submit_reading(internal2, &[(&self.staging_sim, true)]);
@@ -452,7 +457,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
         }
         if n_send > 0 && t.copies_strips {
-            e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
+            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, 16 * n_send as u64);
         }
         [e.finish(), self.record_internal(1, ahead).finish()]
     }
@@ -483,17 +488,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
         }
         if n_send > 0 && t.copies_strips {
-            e.copy_buffer_to_buffer(&t.send, 0, &t.staging, 0, 16 * n_send as u64);
+            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, 16 * n_send as u64);
         }
         let n_send_flags = total(&t.send_flags);
         if n_send_flags > 0 && t.copies_strips {
-            e.copy_buffer_to_buffer(
-                &t.send_flag,
-                0,
-                &t.staging_flags,
-                0,
-                4 * n_send_flags as u64,
-            );
+            e.copy_buffer_to_buffer(&t.send_flag, 0, &t.host_flags, 0, 4 * n_send_flags as u64);
         }
         let mut internal = self.record_internal(2, 0);
         let size = std::mem::size_of::<SimRecord>() as u64;
@@ -617,8 +616,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(())
     }
 
-    /// GPU time of each pass of a step and between passes (s; see `step`), the mean over
-    /// `steps` more steps (at most migrate::TIMED_STEPS); None where the adapter has no timestamp queries.
+    /// GPU time of each pass of a step and before each pass (s; see `step`), the mean over
+    /// `steps` more steps (at most migrate::TIMED_STEPS); None where the adapter has no
+    /// timestamp queries.
     /// Every rank runs the steps, timed or not, since they exchange and reduce together.
     pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<PassTimes>> {
         let steps = steps.clamp(1, migrate::TIMED_STEPS);
@@ -645,7 +645,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.pass_timing = Some(PassTiming {
             clock,
             step: 0,
-            totals: Some((PassTimes::default(), 0)),
+            totals: Some(PassSums::default()),
         });
         if let Some(b) = self.balancer.as_mut() {
             b.clock = None;
@@ -653,24 +653,21 @@ impl<'g, 'c> Ranked<'g, 'c> {
         true
     }
 
-    /// Cell updates of this rank's blocks in this run (a restart's count left out: every
-    /// rank starts from it).
-    fn own_cell_updates(&self) -> u64 {
-        let resumed = self.model.resume.as_ref().map_or(0, |r| r.cell_updates);
-        self.status.cell_updates.saturating_sub(resumed)
+    /// The whole run's cell updates before a restart: every rank's counter starts there.
+    fn resumed_cell_updates(&self) -> u64 {
+        self.model.resume.as_ref().map_or(0, |r| r.cell_updates)
+    }
+
+    /// This rank's own blocks' cell updates since the run (or restart) began, from its
+    /// counter's value `counted`.
+    fn own_cell_updates(&self, counted: u64) -> u64 {
+        counted.saturating_sub(self.resumed_cell_updates())
     }
 
     /// The mean GPU time of each pass and before it (s per step) over the profiled steps.
     pub fn pass_profile(&self) -> Option<(PassTimes, u64)> {
-        let (sum, steps) = self.pass_timing.as_ref()?.totals?;
-        let mean = |v: [f64; migrate::PASSES as usize]| v.map(|s| s / steps.max(1) as f64);
-        Some((
-            PassTimes {
-                busy: mean(sum.busy),
-                before: mean(sum.before),
-            },
-            steps,
-        ))
+        let totals = self.pass_timing.as_ref()?.totals?;
+        Some((totals.means(), totals.steps()))
     }
 
     /// Counts a step done; when profiling, a full window of timestamps is read and the
@@ -692,18 +689,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let Some(t) = self.pass_timing.as_mut() else {
             return;
         };
-        let Some((sum, steps)) = t.totals.as_mut() else {
+        let Some(totals) = t.totals.as_mut() else {
             return;
         };
         if t.step == 0 {
             return;
         }
-        let means = t.clock.per_pass_s(gpu, t.step);
-        for k in 0..migrate::PASSES as usize {
-            sum.busy[k] += means.busy[k] * t.step as f64;
-            sum.before[k] += means.before[k] * t.step as f64;
-        }
-        *steps += t.step as u64;
+        totals.add(&t.clock.per_pass_sums(gpu, t.step));
         t.step = 0;
     }
 
@@ -744,11 +736,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let block_volume = self.gather_blocks(mine.resume.block_volume, 1);
         let tracked = !mine.resume.maxima.is_empty();
         let maxima = tracked.then(|| self.gather_blocks(mine.resume.maxima, CELLS_PER_BLOCK));
+        let own = self.own_cell_updates(mine.resume.cell_updates);
+        let cell_updates = self.resumed_cell_updates() + self.comm.sum_f64(own as f64) as u64;
         Some(Snapshot {
             state: state?,
             resume: Resume {
                 block_volume: block_volume?,
                 maxima: maxima.map_or(Some(Vec::new()), |m| m)?,
+                cell_updates,
                 ..mine.resume
             },
         })
@@ -850,7 +845,7 @@ impl Stepper for Ranked<'_, '_> {
             w.reduce_s,
             self.sim.split.own as f64,
             self.sim.split.border as f64,
-            self.own_cell_updates() as f64,
+            self.own_cell_updates(self.status.cell_updates) as f64,
         ];
         if let Some((t, _)) = self.pass_profile() {
             mine.extend(t.busy.iter().chain(&t.before).map(|s| 1e6 * s));
@@ -1012,12 +1007,12 @@ fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> 
         send_flag: buffers[6].clone(),
         recv: buffers[4].clone(),
         recv_flag: buffers[8].clone(),
-        staging: if direct {
+        host_strips: if direct {
             buffers[2].clone()
         } else {
             map_buffer(gpu, "strips", 16 * send_index.len())
         },
-        staging_flags: if direct {
+        host_flags: if direct {
             buffers[6].clone()
         } else {
             map_buffer(gpu, "flags", 4 * send_flag_index.len())
