@@ -48,14 +48,15 @@ def main():
     ax.set_title("quadflood on 2 H100s (Vulkan, MPI): time per step and efficiency", fontsize=10)
     ax.legend(fontsize=8)
     if gaps:
-        plot_gaps(axes[1], runs)
+        plot_gaps(axes[1], runs, data.get("before_passes_scale"))
     fig.text(0.01, 0.01, data["machine"] + ", " + data["date"], fontsize=6)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(sys.argv[2], dpi=110)
 
 
-def plot_gaps(ax, runs):
-    """Per case, rank 0's GPU time before each pass (µs), from its fastest run, stacked."""
+def plot_gaps(ax, runs, scale=None):
+    """Per case, rank 0's GPU time before each pass (µs), from its fastest run, stacked;
+    `scale` corrects each pass's figure (runs from before the averaging fix)."""
     colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
     order = ["stage1_border_and_pack", "stage1_internal", "stage2_unpack_border_and_pack",
              "stage2_internal", "unpack_dry_map_and_clock"]
@@ -66,7 +67,7 @@ def plot_gaps(ax, runs):
         names = sorted(before, key=lambda n: order.index(n) if n in order else len(order))
         left = 0.0
         for k, name in enumerate(names):
-            us = 1e3 * before[name]
+            us = 1e3 * before[name] * (scale[k] if scale else 1.0)
             ax.barh(y, us, left=left, color=colors[k % len(colors)],
                     label=f"before {name}" if y == 0 else None)
             left += us
