@@ -15,11 +15,13 @@ use crate::gpu::Gpu;
 use crate::grid::{BlockGrid, CELLS_PER_BLOCK, NONE};
 
 mod migrate;
+mod transfer;
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
 use crate::scenario::model::{Model, Resume};
 pub use migrate::{PassSums, PassTimes};
 use std::time::Instant;
+use transfer::{map_received, transfer, Transfer};
 
 /// Time one rank spent waiting, by cause (seconds).
 #[derive(Clone, Copy, Debug, Default)]
@@ -30,35 +32,6 @@ pub struct Waits {
     pub exchange_s: f64,
     /// In the dt reduction.
     pub reduce_s: f64,
-}
-
-struct Transfer {
-    peers: Vec<usize>,
-    /// Group 0 for the pack and unpack kernels: the state buffers alone.
-    state_group: wgpu::BindGroup,
-    /// Cells and flags per peer, sending and receiving.
-    send_cells: Vec<usize>,
-    recv_cells: Vec<usize>,
-    send_flags: Vec<usize>,
-    recv_flags: Vec<usize>,
-    /// Group 2 for the pack kernels (the receive buffers left out) and for the unpack
-    /// kernels (the send buffers left out), so that a pass binds no buffer the host has
-    /// mapped or asked to map.
-    pack_group: wgpu::BindGroup,
-    unpack_group: wgpu::BindGroup,
-    send: wgpu::Buffer,
-    send_flag: wgpu::Buffer,
-    recv: wgpu::Buffer,
-    recv_flag: wgpu::Buffer,
-    /// Where the host reads the strips and flags: `send` and `send_flag` themselves where
-    /// they are mappable (`strips_written_to_host`), else copies of them.
-    host_strips: wgpu::Buffer,
-    host_flags: wgpu::Buffer,
-    copies_strips: bool,
-    /// Where the host writes what arrives straight into `recv` and `recv_flag` (mappable
-    /// buffers, unless `copies_strips`): their maps for writing, asked for after the last
-    /// submission that reads them, with that submission.
-    received_maps: std::cell::RefCell<Option<Submitted>>,
 }
 
 pub struct Ranked<'g, 'c> {
@@ -899,147 +872,4 @@ fn read_mapped(buffer: &wgpu::Buffer, bytes: usize) -> Vec<u8> {
     let out = buffer.get_mapped_range(..).expect("a mapped buffer")[..bytes].to_vec();
     buffer.unmap();
     out
-}
-
-/// Whether the pack kernels write the strips into buffers the host maps, instead of buffers
-/// copied into mappable ones after each pack: where the adapter allows mappable storage
-/// buffers, unless QUADFLOOD_STRIPS=copied. (On two H100s, each copy to host memory
-/// lengthened the GPU's gap at its submission boundary; docs/benchmarks.md.)
-fn strips_written_to_host(gpu: &Gpu) -> bool {
-    let mappable = gpu
-        .features
-        .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-    mappable && super::env_choice("QUADFLOOD_STRIPS", &["copied", "direct"]) != Some("copied")
-}
-
-fn transfer(gpu: &Gpu, sim: &Simulation, k: &RankKernels, local: &LocalGrid) -> Transfer {
-    use wgpu::BufferUsages as U;
-    let direct = strips_written_to_host(gpu);
-    let concat = |lists: Vec<Vec<u32>>| -> Vec<u32> { lists.concat() };
-    let send_index = concat(local.sends.iter().map(|e| local.cell_indices(e)).collect());
-    let recv_index = concat(local.recvs.iter().map(|e| local.cell_indices(e)).collect());
-    let send_flag_index = concat(local.sends.iter().map(|e| local.flag_blocks(e)).collect());
-    let recv_flag_index = concat(local.recvs.iter().map(|e| local.flag_blocks(e)).collect());
-    let sizes = [
-        send_index.len() as u32,
-        recv_index.len() as u32,
-        send_flag_index.len() as u32,
-        recv_flag_index.len() as u32,
-    ];
-    let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
-    let (sent, received) = if direct {
-        (U::STORAGE | U::MAP_READ, U::STORAGE | U::MAP_WRITE)
-    } else {
-        (storage, storage)
-    };
-    let cells = |n: usize| vec![[0.0f32; 4]; n.max(1)];
-    let buffers = [
-        gpu.buffer_with("exchange sizes", &sizes, U::UNIFORM | U::COPY_DST),
-        gpu.buffer_with("send index", &send_index, storage),
-        gpu.buffer_with("send cells", &cells(send_index.len()), sent),
-        gpu.buffer_with("recv index", &recv_index, storage),
-        gpu.buffer_with("recv cells", &cells(recv_index.len()), received),
-        gpu.buffer_with("send flag index", &send_flag_index, storage),
-        gpu.buffer_with(
-            "send flags",
-            &vec![0u32; send_flag_index.len().max(1)],
-            sent,
-        ),
-        gpu.buffer_with("recv flag index", &recv_flag_index, storage),
-        gpu.buffer_with(
-            "recv flags",
-            &vec![0u32; recv_flag_index.len().max(1)],
-            received,
-        ),
-    ];
-    // Stand-ins for the bindings a kernel leaves alone: one read-only, one read-write (a
-    // buffer may not be both in one dispatch).
-    let unused = [
-        gpu.buffer_with("exchange stand-in", &cells(1), U::STORAGE),
-        gpu.buffer_with("exchange stand-in, read-write", &cells(1), U::STORAGE),
-    ];
-    let group = |label, sends: bool| {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(b, buf)| {
-                let send_side = matches!(b, 1 | 2 | 5 | 6);
-                let receive_side = matches!(b, 3 | 4 | 7 | 8);
-                let buf = if (sends && receive_side) || (!sends && send_side) {
-                    &unused[usize::from(matches!(b, 2 | 6))]
-                } else {
-                    buf
-                };
-                wgpu::BindGroupEntry {
-                    binding: b as u32,
-                    resource: buf.as_entire_binding(),
-                }
-            })
-            .collect();
-        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(label),
-            layout: &k.exchange_layout,
-            entries: &entries,
-        })
-    };
-    let state_entries: Vec<wgpu::BindGroupEntry> = super::kernels::EXCHANGE_STATE
-        .iter()
-        .map(|&b| wgpu::BindGroupEntry {
-            binding: b,
-            resource: sim.buffers.all[b as usize].as_entire_binding(),
-        })
-        .collect();
-    let state_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("exchange state"),
-        layout: &k.state_layout,
-        entries: &state_entries,
-    });
-    let t = Transfer {
-        state_group,
-        peers: local.sends.iter().map(|e| e.rank).collect(),
-        send_cells: local.sends.iter().map(|e| e.cells.len()).collect(),
-        recv_cells: local.recvs.iter().map(|e| e.cells.len()).collect(),
-        send_flags: local.sends.iter().map(|e| e.flags.len()).collect(),
-        recv_flags: local.recvs.iter().map(|e| e.flags.len()).collect(),
-        pack_group: group("exchange: pack", true),
-        unpack_group: group("exchange: unpack", false),
-        send: buffers[2].clone(),
-        send_flag: buffers[6].clone(),
-        recv: buffers[4].clone(),
-        recv_flag: buffers[8].clone(),
-        host_strips: if direct {
-            buffers[2].clone()
-        } else {
-            map_buffer(gpu, "strips", 16 * send_index.len())
-        },
-        host_flags: if direct {
-            buffers[6].clone()
-        } else {
-            map_buffer(gpu, "flags", 4 * send_flag_index.len())
-        },
-        copies_strips: !direct,
-        received_maps: Default::default(),
-    };
-    if direct {
-        let nothing_yet = gpu.queue.submit([]);
-        *t.received_maps.borrow_mut() = Some(map_received(&t, nothing_yet));
-    }
-    t
-}
-
-/// Asks for the receive buffers the exchange fills to be mapped for the host to write, once
-/// submission `index` (the last to read them) is done.
-fn map_received(t: &Transfer, index: wgpu::SubmissionIndex) -> Submitted {
-    let filled = [
-        (&t.recv, total(&t.recv_cells) > 0),
-        (&t.recv_flag, total(&t.recv_flags) > 0),
-    ];
-    Submitted {
-        index,
-        maps: filled
-            .iter()
-            .filter(|(_, used)| *used)
-            .map(|(buffer, _)| crate::gpu::request_write(buffer))
-            .collect(),
-    }
 }
