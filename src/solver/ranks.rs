@@ -15,11 +15,12 @@ use crate::gpu::Gpu;
 use crate::grid::{BlockGrid, CELLS_PER_BLOCK, NONE};
 
 mod migrate;
+mod pass_clock;
 mod transfer;
 use crate::partition::local::LocalGrid;
 use crate::partition::Partition;
 use crate::scenario::model::{Model, Resume};
-pub use migrate::{PassSums, PassTimes};
+pub use pass_clock::{PassSums, PassTimes};
 use std::time::Instant;
 use transfer::{map_received, transfer, Transfer};
 
@@ -69,7 +70,7 @@ pub struct Ranked<'g, 'c> {
 const SPIN_AT_MOST: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The passes of a ranked step (see `Ranked::step`), as profiles and benchmarks name them.
-pub const PASS_NAMES: [&str; migrate::PASSES as usize] = [
+pub const PASS_NAMES: [&str; pass_clock::PASSES as usize] = [
     "stage1_border_and_pack",
     "stage1_internal",
     "stage2_unpack_border_and_pack",
@@ -77,9 +78,9 @@ pub const PASS_NAMES: [&str; migrate::PASSES as usize] = [
     "unpack_dry_map_and_clock",
 ];
 
-/// Timestamps around every pass of the steps of a window (at most migrate::TIMED_STEPS).
+/// Timestamps around every pass of the steps of a window (at most pass_clock::TIMED_STEPS).
 struct PassTiming {
-    clock: migrate::PassClock,
+    clock: pass_clock::PassClock,
     /// The window's step being recorded.
     step: u32,
     /// When profiling a run, window after window: the sums over the closed windows.
@@ -256,8 +257,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// measures that step on the GPU.
     fn pass(&self, k: u32, ahead: u32) -> wgpu::ComputePassDescriptor<'_> {
         assert!(
-            k < migrate::PASSES,
-            "a step's passes are counted in migrate::PASSES"
+            k < pass_clock::PASSES,
+            "a step's passes are counted in pass_clock::PASSES"
         );
         wgpu::ComputePassDescriptor {
             label: None,
@@ -590,13 +591,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
     }
 
     /// GPU time of each pass of a step and before each pass (s; see `step`), the mean over
-    /// `steps` more steps (at most migrate::TIMED_STEPS); None where the adapter has no
+    /// `steps` more steps (at most pass_clock::TIMED_STEPS); None where the adapter has no
     /// timestamp queries.
     /// Every rank runs the steps, timed or not, since they exchange and reduce together.
     pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<PassTimes>> {
-        let steps = steps.clamp(1, migrate::TIMED_STEPS);
+        let steps = steps.clamp(1, pass_clock::TIMED_STEPS);
         let profile = self.pass_timing.take();
-        self.pass_timing = migrate::PassClock::new(self.sim.gpu).map(|clock| PassTiming {
+        self.pass_timing = pass_clock::PassClock::new(self.sim.gpu).map(|clock| PassTiming {
             clock,
             step: 0,
             totals: None,
@@ -611,7 +612,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// timestamp queries (false where not). The balancer's own timestamps are then off: it
     /// weighs the ranks by the time their hosts waited for the GPU instead.
     pub fn enable_profiling(&mut self) -> bool {
-        let Some(clock) = migrate::PassClock::new(self.sim.gpu) else {
+        let Some(clock) = pass_clock::PassClock::new(self.sim.gpu) else {
             return false;
         };
         self.next_stage1 = None;
@@ -650,7 +651,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             return;
         };
         t.step += 1;
-        if t.step == migrate::TIMED_STEPS && t.totals.is_some() {
+        if t.step == pass_clock::TIMED_STEPS && t.totals.is_some() {
             self.next_stage1 = None;
             self.close_profile_window();
         }
@@ -801,7 +802,7 @@ impl Stepper for Ranked<'_, '_> {
     }
     fn profile(&self) -> Option<super::profile::Profile> {
         let (t, steps) = self.pass_profile()?;
-        let us = |v: [f64; migrate::PASSES as usize]| {
+        let us = |v: [f64; pass_clock::PASSES as usize]| {
             PASS_NAMES.into_iter().zip(v.map(|s| 1e6 * s)).collect()
         };
         Some(super::profile::Profile {
