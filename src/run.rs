@@ -227,20 +227,10 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
             write_checkpoint(sim, model, dir)?;
         }
     }
-    let reports = sim.rank_reports();
-    let mut status = sim.status().clone();
-    if let Some(reports) = &reports {
-        // Each rank counts its own blocks' updates, from a restart's count on.
-        let resumed = model.resume.as_ref().map_or(0, |r| r.cell_updates);
-        let ranks: u64 = reports
-            .iter()
-            .filter_map(|r| r["cell_updates"].as_u64())
-            .sum();
-        status.cell_updates = resumed + ranks;
-    }
-    reporter.finish(&status);
+    reporter.finish(sim.status());
     let snapshot = sim.snapshot();
     let (mass_inflow, mass_outflow) = sim.edge_volumes();
+    let reports = sim.rank_reports();
     let rebalancing = sim.rebalancing();
     let (Some(snapshot), Some(files)) = (snapshot, files) else {
         return Ok(None);
@@ -275,6 +265,11 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         max_depth
     } else {
         fields.depth.clone()
+    };
+    let status = Status {
+        // On ranks the status is rank 0's own; the snapshot counts every rank's updates.
+        cell_updates: snapshot.resume.cell_updates,
+        ..sim.status().clone()
     };
     let mut summary = Summary {
         mass_initial,

@@ -226,6 +226,12 @@ fn regular_rows(limits: &wgpu::Limits) -> u32 {
 
 /// Bindings of the exchange buffers, group 2 (`shaders/exchange.wgsl`).
 pub const EXCHANGE_BINDINGS: u32 = 9;
+/// Of those, what the pack kernels alone use (index lists and what they fill)…
+pub const EXCHANGE_SENDING: [u32; 4] = [1, 2, 5, 6];
+/// …what the unpack kernels alone use…
+pub const EXCHANGE_RECEIVING: [u32; 4] = [3, 4, 7, 8];
+/// …and the ones written (the rest are read only, or the uniform sizes).
+pub const EXCHANGE_WRITTEN: [u32; 2] = [2, 6];
 
 /// The kernels only a run split over ranks needs: stages over border blocks, and packing
 /// and unpacking the ghost strips. Built on demand: a one-rank run never compiles them.
@@ -256,8 +262,9 @@ impl RankKernels {
             .map(|b| {
                 let ty = match b {
                     0 => wgpu::BufferBindingType::Uniform,
-                    2 | 6 => wgpu::BufferBindingType::Storage { read_only: false },
-                    _ => wgpu::BufferBindingType::Storage { read_only: true },
+                    _ => wgpu::BufferBindingType::Storage {
+                        read_only: !EXCHANGE_WRITTEN.contains(&b),
+                    },
                 };
                 buffer_entry(b, ty)
             })

@@ -5,7 +5,7 @@
 use super::{map_buffer, total, Submitted};
 use crate::gpu::Gpu;
 use crate::partition::local::LocalGrid;
-use crate::solver::kernels::RankKernels;
+use crate::solver::kernels::{RankKernels, EXCHANGE_RECEIVING, EXCHANGE_SENDING, EXCHANGE_WRITTEN};
 use crate::solver::Simulation;
 
 /// One rank's exchange buffers and lists, for all its neighbour ranks at once.
@@ -106,15 +106,19 @@ pub(super) fn transfer(
             .iter()
             .enumerate()
             .map(|(b, buf)| {
-                let send_side = matches!(b, 1 | 2 | 5 | 6);
-                let receive_side = matches!(b, 3 | 4 | 7 | 8);
-                let buf = if (sends && receive_side) || (!sends && send_side) {
-                    &unused[usize::from(matches!(b, 2 | 6))]
+                let b = b as u32;
+                let other_side = if sends {
+                    EXCHANGE_RECEIVING
+                } else {
+                    EXCHANGE_SENDING
+                };
+                let buf = if other_side.contains(&b) {
+                    &unused[usize::from(EXCHANGE_WRITTEN.contains(&b))]
                 } else {
                     buf
                 };
                 wgpu::BindGroupEntry {
-                    binding: b as u32,
+                    binding: b,
                     resource: buf.as_entire_binding(),
                 }
             })
