@@ -88,7 +88,6 @@ struct Params {
     regular_blocks: u32, // internal blocks of CLASS_REGULAR; 0: every internal block is CLASS_LEVELS
     peak_origin: f32,   // time code of the maxima: (t - peak_origin) * peak_rate, rounded
     peak_rate: f32,
-    regular_groups: u32, // most workgroups of a regular stage dispatch; 0: one per block
 }
 
 // What the host changes between submissions.
@@ -222,16 +221,6 @@ fn block_of_list(kind: u32, linear: u32) -> u32 {
         case CLASS_LEVELS: { return active_list[nb - 1u - linear]; }
         default: { return active_list[linear]; }
     }
-}
-
-// Workgroups a stage kernel of class `kind` is launched with for `blocks` blocks: one per
-// block, or for regular blocks at most params.regular_groups, each then computing every
-// so many blocks of the list (run_stage).
-fn stage_groups(kind: u32, blocks: u32) -> u32 {
-    if (kind == CLASS_REGULAR && params.regular_groups != 0u) {
-        return min(blocks, params.regular_groups);
-    }
-    return blocks;
 }
 
 // Blocks the step launches in a class.

@@ -35,7 +35,7 @@ var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block a
 // 10.8 KB instead of 15.1: registers hold an H100 SM to 4 workgroups now, and past ~16 KB
 // workgroup memory would hold it to 3 (docs/benchmarks.md).
 var<workgroup> face: array<vec4<f32>, 272>;
-var<workgroup> wg_count: u32;              // blocks of the workgroup's class this stage
+var<workgroup> wg_block: u32;
 var<workgroup> wg_staged_halo: u32;           // see load_cell
 var<workgroup> wg_dt_bits: atomic<u32>;       // min over cells of dx / wave speed
 var<workgroup> wg_wet: atomic<u32>;
@@ -641,94 +641,30 @@ fn split_flow(q_in: f32) -> vec2<f32> {
     return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
 }
 
-// What a thread loads of a block before its tile: its own cell and, for the first 128
-// threads, one halo cell, as stored. The regular kernels load the next block's while they
-// compute the current one (run_stage).
-struct BlockLoads {
-    own: vec4<f32>,
-    halo: vec4<f32>,
-}
-
-// A halo cell of a regular block (every neighbour on its level), as stored.
-fn regular_halo(stage: u32, b: u32, l: vec2<i32>) -> vec4<f32> {
-    let nb = neighbours[b * NB_SLOTS + side_slot(halo_side(l))];
-    if (nb == NONE) {
-        return OUTSIDE;     // (to_primitive leaves it as it is)
-    }
-    return load_cell(stage, nb, u32((l.x & 15) + BLOCK * (l.y & 15)));
-}
-
-fn load_regular_block(stage: u32, b: u32, tid: u32) -> BlockLoads {
-    var loads = BlockLoads(vec4<f32>(0.0), vec4<f32>(0.0));
-    if (tid < CELLS_PER_BLOCK) {
-        loads.own = load_own(stage, b, tid);
-    }
-    if (tid < 128u) {
-        loads.halo = regular_halo(stage, b, halo_cell(tid));
-    }
-    return loads;
-}
-
-// The k-th block of a stage workgroup's class (the initial pass covers every own block).
-fn stage_block(stage: u32, kind: u32, k: u32) -> u32 {
-    if (stage == 0u) {
-        return k;
-    }
-    return block_of_list(kind, k);
-}
-
 // `kind` picks the class of blocks (CLASS_*): the kernel of regular blocks has no
 // multi-resolution code, since their geometry has no level change (see set_geometry).
-//
-// A workgroup computes the blocks k, k + G, k + 2G, ... of its class's list, G being the
-// workgroups launched (stage_groups). Regular blocks may be fewer workgroups than blocks;
-// they then load the next block's cells while they compute the current one, so that its
-// latency hides behind the faces instead of stalling a fresh workgroup.
 fn run_stage(stage: u32, kind: u32, ids: Invocation) {
-    let tid = ids.tid;
-    let prefetch = stage != 0u && kind == CLASS_REGULAR;
-    if (tid == 0u) {
-        wg_count = select(dispatched_in(kind), params.own_blocks, stage == 0u);
-        // Stage 2 of a step that launched every block reads U* alone.
-        wg_staged_halo = select(0u, sim.all_active, kind != CLASS_REGULAR || prefetch);
-    }
-    let count = workgroupUniformLoad(&wg_count);
-    let stride = ids.nwg.x * ids.nwg.y;
-    var k = ids.wid.x + ids.wid.y * ids.nwg.x;
-    if (k >= count) {
-        return;
-    }
-    var b = stage_block(stage, kind, k);
-    var pending = BlockLoads(vec4<f32>(0.0), vec4<f32>(0.0));
-    if (prefetch) {
-        pending = load_regular_block(stage, b, tid);
-    }
-    loop {
-        let next = k + stride;
-        var next_b = NONE;
-        if (next < count) {
-            next_b = stage_block(stage, kind, next);
-        }
-        pending = compute_block(stage, kind, b, next_b, pending, ids);
-        k = next;
-        b = next_b;
-        if (k >= count) {
-            break;
-        }
-    }
-}
-
-// One block of a stage: loads (or takes from `pending`) its cells, computes its faces and
-// updates its cells. With prefetch, returns the loads of `next_b`, issued once the tile
-// is full.
-fn compute_block(stage: u32, kind: u32, b: u32, next_b: u32, pending: BlockLoads, ids: Invocation) -> BlockLoads {
     let tid = ids.tid;
     let threads = stage_threads(kind);
     let cell_thread = tid < CELLS_PER_BLOCK;
-    let prefetch = stage != 0u && kind == CLASS_REGULAR;
+    let lid = ids.lid;
     if (tid == 0u) {
+        let linear = ids.wid.x + ids.wid.y * ids.nwg.x;
+        var b = NONE;
+        if (stage == 0u) {
+            // The initial pass covers every own block.
+            b = select(NONE, linear, linear < params.own_blocks);
+        } else if (linear < dispatched_in(kind)) {
+            b = block_of_list(kind, linear);
+        }
+        wg_block = b;
+        wg_staged_halo = select(0u, sim.all_active, kind != CLASS_REGULAR);
         atomicStore(&wg_dt_bits, INF_BITS);
         atomicStore(&wg_wet, 0u);
+    }
+    let b = workgroupUniformLoad(&wg_block);
+    if (b == NONE) {
+        return;
     }
     let info = blocks[b];
     set_geometry(info, kind != CLASS_REGULAR);
@@ -741,30 +677,20 @@ fn compute_block(stage: u32, kind: u32, b: u32, next_b: u32, pending: BlockLoads
     if (stage == 2u && cell_thread) {
         start = state_a[cell];
     }
-    let li = i32(ids.lid.x);
-    let lj = i32(ids.lid.y);
+    let li = i32(lid.x);
+    let lj = i32(lid.y);
 
     // 1. Own cell and halo into workgroup memory.
-    var own = pending.own;
+    var own = vec4<f32>(0.0);
     if (cell_thread) {
-        if (!prefetch) {
-            own = load_own(stage, b, tid);
-        }
+        own = load_own(stage, b, tid);
         tile[tile_index(li, lj)] = to_primitive(own);
     }
     if (tid < 128u) {
         let l = halo_cell(tid);
-        if (prefetch) {
-            tile[tile_index(l.x, l.y)] = to_primitive(pending.halo);
-        } else {
-            tile[tile_index(l.x, l.y)] = load_halo(stage, b, l);
-        }
+        tile[tile_index(l.x, l.y)] = load_halo(stage, b, l);
     }
     workgroupBarrier();
-    var loads = pending;
-    if (prefetch && next_b != NONE) {
-        loads = load_regular_block(stage, next_b, tid);
-    }
 
     // 2. Ghost cells beyond the domain edge.
     if ((info.flags & BLOCK_ON_EDGE) != 0u) {
@@ -876,7 +802,6 @@ fn compute_block(stage: u32, kind: u32, b: u32, next_b: u32, pending: BlockLoads
             block_volume[b] = vec4<f32>(vin, vout);
         }
     }
-    return loads;
 }
 
 // Rows of threads of the regular stage kernels: 17, or 16 on an adapter that allows fewer
@@ -915,7 +840,7 @@ fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }
 // dispatches a step instead of three, on one-rank grids of one class of blocks.
 fn stage2_then_end(kind: u32, ids: Invocation) {
     if (ids.tid == 0u) {
-        wg_launched = stage_groups(kind, max(dispatched_in(kind), 1u));
+        wg_launched = max(dispatched_in(kind), 1u);
     }
     let launched = workgroupUniformLoad(&wg_launched);
     run_stage(2u, kind, ids);

@@ -238,7 +238,7 @@ fn finalize(lid: u32) {
     sim.dispatched = regular;
     sim.dispatched_border = border;
     sim.dispatched_levels = levels;
-    set_groups(0u, stage_groups(CLASS_REGULAR, regular));
+    set_groups(0u, regular);
     set_groups(3u, border);
     set_groups(6u, levels);
 }

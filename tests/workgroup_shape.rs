@@ -50,30 +50,3 @@ fn workgroup_memory_need_not_start_zeroed() {
         );
     }
 }
-
-/// Regular blocks may be computed by fewer workgroups than blocks, each looping over its
-/// share and loading the next block while it computes one (QUADFLOOD_REGULAR_GROUPS): the
-/// results must not change by one bit, with every block launched or dry blocks skipped,
-/// with an inflow edge and with rain.
-#[test]
-fn workgroups_looping_over_blocks_give_the_same_bits() {
-    for (scenario, settings, step_end) in [
-        ("circular-dam-break.toml", &["time.end=5"][..], "stage2"),
-        ("circular-dam-break.toml", &["time.end=20"][..], "apart"),
-        ("inflow-box.toml", &["time.end=40"][..], "apart"),
-        ("river-valley.toml", &["time.end=120"][..], "apart"),
-    ] {
-        let run = |groups| {
-            let env = [
-                ("QUADFLOOD_REGULAR_GROUPS", groups),
-                ("QUADFLOOD_STEP_END", step_end),
-            ];
-            common::run_shipped(scenario, settings, &env)
-        };
-        common::assert_same_results(
-            &run("0"),
-            &run("7"),
-            &format!("{scenario} {settings:?}, steps ending {step_end}, a workgroup per block and 7 workgroups"),
-        );
-    }
-}

@@ -79,8 +79,6 @@ struct Params {
     /// The maxima's time codes: (t - peak_origin) * peak_rate (see scenario::maxima).
     peak_origin: f32,
     peak_rate: f32,
-    /// Most workgroups a regular stage kernel is launched with; 0: one per block.
-    regular_groups: u32,
 }
 
 #[repr(C)]
@@ -1013,7 +1011,6 @@ fn params_of(model: &Model, split: Split) -> Params {
         regular_blocks: split.regular,
         peak_origin: model.peak_clock.origin as f32,
         peak_rate: (1.0 / model.peak_clock.quantum) as f32,
-        regular_groups: regular_groups(),
     }
 }
 
@@ -1108,20 +1105,6 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
 
 /// The value of environment variable `name` when it is one of `choices` (overrides for
 /// measuring); None when unset, and with a warning when it is something else.
-/// Workgroups of a regular stage dispatch at most: each computes every so many blocks of
-/// the list and loads the next block's cells while it computes one (`run_stage` in
-/// shaders/flux.wgsl). QUADFLOOD_REGULAR_GROUPS=N sets it, 0 for a workgroup per block.
-fn regular_groups() -> u32 {
-    std::env::var("QUADFLOOD_REGULAR_GROUPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_REGULAR_GROUPS)
-}
-
-/// About the workgroups an H100 holds at once (132 SMs, 4 each): fewer leave it idle,
-/// more wait for a second round.
-const DEFAULT_REGULAR_GROUPS: u32 = 528;
-
 fn env_choice(name: &str, choices: &[&'static str]) -> Option<&'static str> {
     let value = std::env::var(name).ok()?;
     let choice = choices.iter().copied().find(|&c| c == value);
