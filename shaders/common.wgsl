@@ -125,6 +125,8 @@ struct Sim {
     dispatched_levels: u32,  // the same three for internal blocks with a level change
     scan_count_levels: atomic<u32>,
     list_count_levels: u32,
+    list_parity: u32,   // which moving lists and launch marks the step about to be taken reads
+    launch_mark: u32,   // the mark (in block_flags) of blocks that step launches
 }
 
 struct BlockInfo {
@@ -154,11 +156,15 @@ struct BcDef {
 @group(0) @binding(5) var<storage, read> friction: array<u32>;
 @group(0) @binding(6) var<storage, read> blocks: array<BlockInfo>;
 @group(0) @binding(7) var<storage, read> neighbours: array<u32>;
-// [0, nblocks): 1 if the block holds water; [nblocks, 2 nblocks): 1 if launched this step.
-@group(0) @binding(8) var<storage, read_write> block_flags: array<u32>;
+// [0, nblocks): 1 if the block holds water; [nblocks, 2 nblocks) and [2 nblocks, 3 nblocks):
+// launch marks of the two list parities, a block being launched this step when its mark
+// equals sim.launch_mark (see `launched`). Atomic, for stage 2 marks the next step's
+// blocks from every workgroup (mark_next_step).
+@group(0) @binding(8) var<storage, read_write> block_flags: array<atomic<u32>>;
 // Active blocks of the next step: regular internal ones from 0 up, internal ones with a
 // level change from nblocks - 1 down, border ones from nblocks; then, from 2 nblocks, every
-// internal block, regular ones first (the lists of a step that launches every block).
+// internal block, regular ones first (the lists of a step that launches every block); from
+// 3 nblocks, the internal lists of parity 1 (moving_base).
 @group(0) @binding(9) var<storage, read_write> active_list: array<u32>;
 @group(0) @binding(10) var<storage, read> bc_edge: array<u32>;
 @group(0) @binding(11) var<storage, read> bc_defs: array<BcDef>;
@@ -192,6 +198,23 @@ struct Peak {
 // storage and indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
 
+// Steps that end in stage 2 (FLAG_END_IN_STAGE2) build the next step's lists while the
+// current ones are read, so the internal lists and launch marks come in two parities that
+// alternate from step to step; otherwise parity 0 serves every step, with mark 1.
+fn moving_base(parity: u32) -> u32 {
+    return select(0u, 3u * params.nblocks, parity == 1u);
+}
+
+fn mark_base(parity: u32) -> u32 {
+    return params.nblocks * (1u + parity);
+}
+
+// Whether block b is launched by the step being taken. Marks of earlier steps stay in
+// place (no clearing): they differ from the current mark.
+fn launched(b: u32) -> bool {
+    return atomicLoad(&block_flags[mark_base(sim.list_parity) + b]) == sim.launch_mark;
+}
+
 // The block a stage workgroup computes: the linear-th active block of its class. When
 // every block is launched and the classes are numbered in order (a grid of one class),
 // the fixed list is a range and is not read: one load fewer before the halo's, 4% of a
@@ -216,10 +239,11 @@ fn block_of_list(kind: u32, linear: u32) -> u32 {
             }
         }
     }
+    let base = moving_base(sim.list_parity);
     switch (kind) {
         case CLASS_BORDER: { return active_list[nb + linear]; }
-        case CLASS_LEVELS: { return active_list[nb - 1u - linear]; }
-        default: { return active_list[linear]; }
+        case CLASS_LEVELS: { return active_list[base + nb - 1u - linear]; }
+        default: { return active_list[base + linear]; }
     }
 }
 

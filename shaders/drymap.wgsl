@@ -3,14 +3,24 @@
 // their class's active list, whose length the end of the step turns into indirect dispatch
 // arguments.
 // The list order does not matter: each block's result depends only on its inputs.
+//
+// Two ways to the same lists: after stage 2, each own block looks at itself and its
+// neighbours (scan_block: ranks, whose ghosts' flags arrive by exchange, and the initial
+// pass); or, when steps end in stage 2, each launched block marks itself and, if it holds
+// water, its neighbours, as its stage-2 workgroup ends (mark_next_step), which needs no
+// pass over every block. Side neighbours list each other (grid/quadtree.rs checks), so
+// either way every block beside a wet one is launched. Corner slots across a level change
+// are not always mutual, so on multi-level grids the two may also launch a few different
+// dry blocks with no water beside them, which compute to the same bits (their cell update
+// counts differ); tests/drymap.rs checks that the results agree to the bit.
 
 fn block_is_active(b: u32) -> bool {
-    if (block_flags[b] != 0u || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u) {
+    if (atomicLoad(&block_flags[b]) != 0u || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u) {
         return true;
     }
     for (var s = 0u; s < NB_SLOTS; s++) {
         let nb = neighbours[b * NB_SLOTS + s];
-        if (nb != NONE && block_flags[nb] != 0u) {
+        if (nb != NONE && atomicLoad(&block_flags[nb]) != 0u) {
             return true;
         }
     }
@@ -29,15 +39,47 @@ fn scan_block(b: u32) {
         return; // ghosts belong to other ranks
     }
     let launch = block_is_active(b);
-    block_flags[params.nblocks + b] = select(0u, 1u, launch);
-    if (!launch) {
-        return;
+    let parity = sim.list_parity;
+    atomicStore(&block_flags[mark_base(parity) + b], select(0u, sim.launch_mark, launch));
+    if (launch) {
+        append_launched(b, parity);
     }
+}
+
+fn append_launched(b: u32, parity: u32) {
+    let base = moving_base(parity);
     if (b < params.border_blocks) {
         active_list[params.nblocks + atomicAdd(&sim.scan_count_border, 1u)] = b;
     } else if ((blocks[b].flags & LEVEL_CHANGE_SIDES) != 0u || params.regular_blocks == 0u) {
-        active_list[params.nblocks - 1u - atomicAdd(&sim.scan_count_levels, 1u)] = b;
+        active_list[base + params.nblocks - 1u - atomicAdd(&sim.scan_count_levels, 1u)] = b;
     } else {
-        active_list[atomicAdd(&sim.scan_count, 1u)] = b;
+        active_list[base + atomicAdd(&sim.scan_count, 1u)] = b;
+    }
+}
+
+// The mark of the step after the one marked `mark`: 0 and 1 are skipped (never launched,
+// and the mark of a step after a scan).
+fn next_mark(mark: u32) -> u32 {
+    return max(mark + 1u, 2u);
+}
+
+// At the end of stage 2 of block b (one rank, steps ending in stage 2): thread `slot` <
+// NB_SLOTS marks that neighbour for the next step if b holds water, thread NB_SLOTS marks b
+// itself if it holds water or touches an inflow or stage boundary. The first to mark a
+// block appends it to the next step's list.
+fn mark_next_step(b: u32, slot: u32, wet: bool) {
+    var x = NONE;
+    if (slot < NB_SLOTS && wet) {
+        x = neighbours[b * NB_SLOTS + slot];
+    } else if (slot == NB_SLOTS && (wet || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u)) {
+        x = b;
+    }
+    if (x == NONE) {
+        return;
+    }
+    let parity = 1u - sim.list_parity;
+    let mark = next_mark(sim.launch_mark);
+    if (atomicExchange(&block_flags[mark_base(parity) + x], mark) != mark) {
+        append_launched(x, parity);
     }
 }

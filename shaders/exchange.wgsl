@@ -23,8 +23,8 @@ struct ExchangeSizes {
 @group(2) @binding(7) var<storage, read> recv_flag_index: array<u32>;
 @group(2) @binding(8) var<storage, read> recv_flags: array<u32>;
 
-fn launched(block: u32) -> bool {
-    return sim.all_active == 1u || block_flags[params.nblocks + block] == 1u;
+fn staged(block: u32) -> bool {
+    return sim.all_active == 1u || launched(block);
 }
 
 @compute @workgroup_size(256)
@@ -32,7 +32,7 @@ fn pack_stage1(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i < sizes.send_cells) {
         let cell = send_index[i];
-        send_cells[i] = select(state_a[cell], state_b[cell], launched(cell / CELLS_PER_BLOCK));
+        send_cells[i] = select(state_a[cell], state_b[cell], staged(cell / CELLS_PER_BLOCK));
     }
 }
 
@@ -43,7 +43,7 @@ fn pack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
         send_cells[i] = state_a[send_index[i]];
     }
     if (i < sizes.send_flags) {
-        send_flags[i] = block_flags[send_flag_index[i]];
+        send_flags[i] = atomicLoad(&block_flags[send_flag_index[i]]);
     }
 }
 
@@ -62,6 +62,6 @@ fn unpack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
         state_a[recv_index[i]] = recv_cells[i];
     }
     if (i < sizes.recv_flags) {
-        block_flags[recv_flag_index[i]] = recv_flags[i];
+        atomicStore(&block_flags[recv_flag_index[i]], recv_flags[i]);
     }
 }

@@ -104,7 +104,7 @@ fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
         }
         let start = state_a[i];
         let staged = state_b[i];
-        return select(start, staged, sim.all_active == 1u || block_flags[params.nblocks + block] == 1u);
+        return select(start, staged, sim.all_active == 1u || launched(block));
     }
     return state_a[i];
 }
@@ -779,6 +779,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         }
     }
     workgroupBarrier();
+    if (stage == 2u && (params.flags & FLAG_END_IN_STAGE2) != 0u && tid <= NB_SLOTS) {
+        mark_next_step(b, tid, atomicLoad(&wg_wet) != 0u);
+    }
 
     // 5. Block totals.
     if (tid == 0u) {
@@ -788,7 +791,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
                 bits = min(bits, bitcast<u32>(geo.dx / bitcast<f32>(span.z)));
             }
             atomicMin(&sim.dt_min_bits, bits);
-            block_flags[b] = atomicLoad(&wg_wet);
+            atomicStore(&block_flags[b], atomicLoad(&wg_wet));
         }
         if (stage != 0u && ((info.flags & BLOCK_ON_EDGE) != 0u || span.y > 0u)) {
             var flow = source_discharge(b, span, stage);
@@ -836,17 +839,12 @@ fn stage1(ids: Invocation) { run_stage(1u, CLASS_REGULAR, ids); }
 @compute @workgroup_size(16, REGULAR_ROWS)
 fn stage2(ids: Invocation) { run_stage(2u, CLASS_REGULAR, ids); }
 
-// Stage 2 and, in its last workgroup, the end of the step (FLAG_END_IN_STAGE2): two
-// dispatches a step instead of three, on one-rank grids of one class of blocks.
+// Stage 2 and, in its last workgroup, the end of the step (FLAG_END_IN_STAGE2): the last
+// stage kernel of each step of a one-rank run, which needs no dispatch of its own to end it.
 fn stage2_then_end(kind: u32, ids: Invocation) {
-    if (ids.tid == 0u) {
-        wg_launched = max(dispatched_in(kind), 1u);
-    }
-    let launched = workgroupUniformLoad(&wg_launched);
     run_stage(2u, kind, ids);
-    end_in_stage2(ids.tid, ids.wid.x + ids.wid.y * ids.nwg.x, launched, stage_threads(kind));
+    end_in_stage2(ids.tid, ids.nwg.x * ids.nwg.y);
 }
-var<workgroup> wg_launched: u32;
 
 @compute @workgroup_size(16, REGULAR_ROWS)
 fn stage2_end(ids: Invocation) { stage2_then_end(CLASS_REGULAR, ids); }

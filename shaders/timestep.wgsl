@@ -30,6 +30,11 @@ fn end_step(dt: f32) -> vec2<f32> {
         updates.x = lo;
         add_rain();
     }
+    if (dt > 0.0 && (params.flags & FLAG_END_IN_STAGE2) != 0u) {
+        // The step marked the next one's blocks in the lists and marks of the other parity.
+        sim.list_parity = 1u - sim.list_parity;
+        sim.launch_mark = next_mark(sim.launch_mark);
+    }
     if (dt != 0.0) {
         sim.list_count = atomicExchange(&sim.scan_count, 0u);
         sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
@@ -157,25 +162,17 @@ fn scan_then_finalize(
     }
 }
 
-// The end of a step by the last of stage 2's workgroups (stage2_then_end): the dry-map of
-// every block in its `threads` threads, then the step's end. For grids of a few hundred
-// blocks, where a dispatch of its own costs more than one workgroup's scan. Unlike
-// scan_then_finalize, this reads plain stores of other workgroups (their wet flags): it
-// relies on the device-scope acquire-release of naga's storageBarrier on Vulkan, as the
-// counting does, and on no workgroup of the dispatch having loaded those flags before
-// (each workgroup reads only the launched flags). A new backend must pass
-// tests/drymap.rs (ending_steps_in_stage_2_changes_no_result) before it is trusted with it.
-fn end_in_stage2(lid: u32, linear: u32, launched: u32, threads: u32) {
-    if (linear >= launched || !last_to_finish(lid, launched)) {
-        return;
+// The end of a step by the last of the `groups` workgroups of the step's last stage-2
+// dispatch (stage2_then_end), once every workgroup has marked the next step's blocks
+// (mark_next_step). Workgroups beyond the list's length count too: none may start after
+// the step's end has changed the counts it would compare itself with. As in
+// scan_then_finalize, the next step's lengths are atomics and its lists are read by later
+// dispatches. A new backend must pass tests/drymap.rs
+// (ending_steps_in_stage_2_changes_no_result) before it is trusted with it.
+fn end_in_stage2(lid: u32, groups: u32) {
+    if (last_to_finish(lid, groups)) {
+        finalize(lid);
     }
-    if (sim.dt != 0.0) {
-        for (var b = lid; b < params.own_blocks; b += threads) {
-            scan_block(b);
-        }
-    }
-    storageBarrier();
-    finalize(lid);
 }
 
 // Whether the dry-map launched every own block: the step then reads the fixed lists, in

@@ -119,11 +119,14 @@ fn the_confined_wet_sweep_stays_in_its_strip() {
     );
 }
 
-/// On small grids of one class of blocks the last workgroup of stage 2 scans the blocks and
-/// ends the step (two dispatches a step instead of three). Forced either way with
-/// QUADFLOOD_STEP_END, the results must not change by one bit: dry blocks skipped (the dam
-/// breaks, one of them on three levels, so with the multi-resolution kernels), and every
-/// block launched by rain with an inflow and gauges (the river).
+/// On one rank, stage 2 marks the next step's blocks as its workgroups end and its last
+/// workgroup ends the step, where ranks scan every block in a dispatch of its own (the
+/// dry-map's two ways, shaders/drymap.wgsl). Forced either way with QUADFLOOD_STEP_END,
+/// the results must not change by one bit: dry blocks skipped (the dam breaks, one of them
+/// on three levels, so with the multi-resolution kernels, and once with its regular blocks
+/// in kernels of their own, so that the regular stage 2 marks blocks and the level-change
+/// one ends the step), and every block launched by rain with an inflow and gauges (the
+/// river).
 #[test]
 fn ending_steps_in_stage_2_changes_no_result() {
     // The 512² grid has 1024 blocks, four to each thread of the scanning workgroup.
@@ -134,18 +137,34 @@ fn ending_steps_in_stage_2_changes_no_result() {
         "time.end=1",
         "time.output_interval=0.5",
     ];
-    for (scenario, settings) in [
-        ("circular-dam-break.toml", &["time.end=20"][..]),
-        ("circular-dam-break.toml", &fine[..]),
-        ("circular-dam-break-3-levels.toml", &["time.end=10"][..]),
-        ("river-valley.toml", &["time.end=120"][..]),
+    for (scenario, settings, classes) in [
+        ("circular-dam-break.toml", &["time.end=20"][..], "one"),
+        ("circular-dam-break.toml", &fine[..], "one"),
+        (
+            "circular-dam-break-3-levels.toml",
+            &["time.end=10"][..],
+            "one",
+        ),
+        (
+            "circular-dam-break-3-levels.toml",
+            &["time.end=10"][..],
+            "split",
+        ),
+        ("river-valley.toml", &["time.end=120"][..], "one"),
     ] {
-        let run =
-            |step_end| common::run_shipped(scenario, settings, &[("QUADFLOOD_STEP_END", step_end)]);
+        let run = |step_end| {
+            let env = [
+                ("QUADFLOOD_STEP_END", step_end),
+                ("QUADFLOOD_LEVEL_CLASSES", classes),
+            ];
+            common::run_shipped(scenario, settings, &env)
+        };
         common::assert_same_results(
             &run("apart"),
             &run("stage2"),
-            &format!("{scenario} {settings:?}, steps ended apart and in stage 2"),
+            &format!(
+                "{scenario} {settings:?}, {classes} class(es), steps ended apart and in stage 2"
+            ),
         );
     }
 }

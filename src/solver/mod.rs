@@ -107,8 +107,8 @@ struct StepKernel {
 }
 
 /// The dispatches of one step for `split`, in order: each stage over the internal blocks
-/// of each class that has any, then the dry-map and the step's end, which on small grids
-/// of one class the last workgroup of stage 2 takes on (`Split::end_in_stage2`). Building
+/// of each class that has any, then the dry-map and the step's end, which on one rank the
+/// last workgroup of the last stage-2 dispatch takes on (`Split::end_in_stage2`). Building
 /// it compiles the stage pipelines the split runs, before the time loop.
 fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<StepKernel> {
     let classes = [
@@ -123,13 +123,12 @@ fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<S
             LEVELS_ARGS,
         ),
     ];
+    let present: Vec<_> = classes.iter().filter(|c| c.0 > 0).collect();
     let mut kernels = Vec::with_capacity(5);
     for stage in [1, 2] {
-        for (blocks, names, args) in classes {
-            if blocks == 0 {
-                continue;
-            }
-            let name = if stage == 2 && split.end_in_stage2 {
+        for (k_class, &&(_, names, args)) in present.iter().enumerate() {
+            let ends_step = stage == 2 && split.end_in_stage2 && k_class + 1 == present.len();
+            let name = if ends_step {
                 names[2]
             } else {
                 names[stage as usize - 1]
@@ -182,6 +181,8 @@ struct SimRecord {
     dispatched_levels: u32,
     scan_count_levels: u32,
     list_count_levels: u32,
+    list_parity: u32,
+    launch_mark: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -277,12 +278,12 @@ pub struct Split {
     pub end_in_stage2: bool,
 }
 
-/// Blocks up to which a one-rank grid whose blocks are all of one class ends its steps in
-/// stage 2's last workgroup (`stage2_end`): two dispatches a step instead of three, but
-/// one workgroup scans every block while the rest of the GPU waits. On an H100
-/// (docs/benchmarks.md) 256 blocks ran 4-7% more steps per second that way and 1,024
-/// blocks 2% fewer. QUADFLOOD_STEP_END=stage2|apart overrides, for measuring.
-const END_IN_STAGE2_MAX_BLOCKS: u32 = 256;
+/// Blocks up to which a one-rank grid ends its steps in stage 2 (`Split::end_in_stage2`):
+/// each stage-2 workgroup then marks the next step's blocks and counts itself done, which
+/// lengthens every workgroup by a few round trips to memory, and saves the dispatch of the
+/// dry-map and step end. On an H100 (docs/benchmarks.md, "The dry-map in stage 2") that won
+/// 11% at 256 blocks and 3% at 1,024, and lost 3% at 2,304, 6% at 4,096 and 12% at 65,536.
+const END_IN_STAGE2_MAX_BLOCKS: u32 = 1024;
 
 /// Regular internal blocks from which the blocks at a level change get stage kernels of
 /// their own. The split makes the regular blocks' kernels leaner (on an H100, 43-45
@@ -315,20 +316,17 @@ impl Split {
         }
     }
 
-    /// The split of a one-rank run, whose steps end in stage 2 on small grids of one class
-    /// (a rank's steps end with the CFL minimum agreed over every rank, between stage 2 and
-    /// the step's end, so never there).
+    /// The split of a one-rank run, whose steps end in stage 2's last workgroup on small
+    /// grids: stage 2 marks the next step's blocks as it goes, and no dispatch of the
+    /// dry-map and the step's end follows (a rank's steps end with the CFL minimum agreed
+    /// over every rank, between stage 2 and the step's end, so never there).
+    /// QUADFLOOD_STEP_END=stage2|apart overrides, for testing and measuring.
     fn one_rank(grid: &crate::grid::BlockGrid) -> Split {
         let split = Split::new(grid, grid.nblocks() as u32, 0);
-        let one_class = split.regular == 0 || split.levels_class() == 0;
-        // Past MAX_GROUPS_X blocks a dispatch launches more workgroups than blocks, and a
-        // surplus one could start after the step ended: never then.
-        let end_in_stage2 = one_class
-            && split.own <= MAX_GROUPS_X
-            && match env_choice("QUADFLOOD_STEP_END", &["stage2", "apart"]) {
-                Some(choice) => choice == "stage2",
-                None => split.own <= END_IN_STAGE2_MAX_BLOCKS,
-            };
+        let end_in_stage2 = match env_choice("QUADFLOOD_STEP_END", &["stage2", "apart"]) {
+            Some(choice) => choice == "stage2",
+            None => split.own <= END_IN_STAGE2_MAX_BLOCKS,
+        };
         Split {
             end_in_stage2,
             ..split
@@ -368,7 +366,7 @@ fn active_lists(grid: &crate::grid::BlockGrid, split: Split) -> Vec<u32> {
     let mut lists = vec![0u32; 2 * nb];
     lists.extend(regular);
     lists.extend(levels);
-    lists.resize(3 * nb, 0);
+    lists.resize(4 * nb, 0);
     lists
 }
 
@@ -1039,6 +1037,7 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         dispatched_levels: split.levels_class(),
         dt_min_bits: INF_BITS,
         dt_cfl,
+        launch_mark: 1,
         ..Default::default()
     }
 }
@@ -1256,7 +1255,7 @@ fn initial_maxima(model: &Model) -> Vec<Peak> {
 /// cell holds water, and always count as launched, since their U* arrives with each exchange.
 fn initial_flags(model: &Model, split: Split) -> Vec<u32> {
     let nb = model.grid.nblocks();
-    let mut flags = vec![0u32; 2 * nb];
+    let mut flags = vec![0u32; 3 * nb];
     for g in split.own as usize..nb {
         let cells = &model.depth[g * CELLS_PER_BLOCK..(g + 1) * CELLS_PER_BLOCK];
         flags[g] = u32::from(cells.iter().any(|&h| h > 0.0));
