@@ -74,8 +74,8 @@ fn mark_next_step(b: u32, slot: u32, wet: bool) {
     } else if (slot == NB_SLOTS && (wet || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u)) {
         x = b;
     }
-    if (x == NONE) {
-        return;
+    if (x >= params.own_blocks) {
+        return; // none, or (were a rank's steps to end here) another rank's
     }
     let parity = 1u - sim.list_parity;
     let mark = next_mark(sim.launch_mark);

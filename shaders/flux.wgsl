@@ -779,7 +779,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         }
     }
     workgroupBarrier();
-    if (stage == 2u && (params.flags & FLAG_END_IN_STAGE2) != 0u && tid <= NB_SLOTS) {
+    // (Without skipping dry blocks every step launches every block: nothing to mark.)
+    let marks = FLAG_END_IN_STAGE2 | FLAG_SKIP_DRY;
+    if (stage == 2u && (params.flags & marks) == marks && tid <= NB_SLOTS) {
         mark_next_step(b, tid, atomicLoad(&wg_wet) != 0u);
     }
 
