@@ -357,7 +357,8 @@ impl Split {
 }
 
 /// The `active_list` buffer as the kernels expect it at the start: room for the step's
-/// lists, then every internal block, regular ones first (see `shaders/common.wgsl`).
+/// lists, then every internal block, regular ones first, then room for the internal lists
+/// of the other parity (see `shaders/common.wgsl`).
 fn active_lists(grid: &crate::grid::BlockGrid, split: Split) -> Vec<u32> {
     let nb = grid.nblocks();
     let internal = split.border..split.own;
@@ -1393,7 +1394,11 @@ mod tests {
         let changes: Vec<u32> = (border..own).filter(|b| b % 10 == 0).collect();
         assert_eq!(split.levels_class() as usize, changes.len());
         let lists = active_lists(&grid, split);
-        assert_eq!(lists.len(), 3 * nb);
+        assert_eq!(
+            lists.len(),
+            4 * nb,
+            "two parities of moving lists, border, fixed"
+        );
         let (regular, levels) =
             lists[2 * nb..3 * nb - border as usize].split_at(split.regular as usize);
         assert_eq!(levels, &changes[..]);
