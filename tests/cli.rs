@@ -156,6 +156,11 @@ fn bad_scenarios_exit_with_code_2() {
             "epsilon = 1.0",
             ["load_balancing.epsilon", "[0, 1)"],
         ),
+        (
+            "balance_busy_share",
+            "min_busy_share = 1.5",
+            ["load_balancing.min_busy_share", "[0, 1)"],
+        ),
     ] {
         let text = format!("{GOOD}\n[load_balancing]\n{table}\n");
         refuses(d, name, &text, &expected);

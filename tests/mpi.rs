@@ -257,6 +257,8 @@ fn four_ranks_with_load_balancing_write_the_same_files_as_one() {
         "load_balancing.threshold=1.0",
         "--set",
         "load_balancing.payback=1e6",
+        "--set",
+        "load_balancing.min_busy_share=0",
     ];
     let one = dir.path().join("one");
     run_alone(&scenario, &one, &settings);

@@ -65,6 +65,8 @@ pub struct Settings {
     pub max_blocks: f64,
     /// A move must pay for itself within this many windows, at the last move's cost.
     pub payback: f64,
+    /// No move while the busiest rank's GPU works less than this share of the window.
+    pub min_busy_share: f64,
 }
 
 /// What one rank measured over a window of steps.
@@ -107,6 +109,21 @@ pub fn settle_busy(windows: &mut [Window]) -> bool {
         windows.iter_mut().for_each(|w| w.gpu_s = w.gpu_wait_s);
     }
     timed
+}
+
+/// Whether the busiest rank's GPU worked at least `min_busy_share` of the window's wall
+/// time (the longest rank's). Below it a step is mostly the fixed cost of a ranked step
+/// (submission boundaries, exchanges, the dt round trip), which no cut shortens, while a
+/// new cut's longer borders can lengthen it: on four H200s, moves made at shares of 0.5
+/// ran no faster or slower than none (docs/benchmarks.md, dynamic load balancing).
+pub fn compute_bound(s: &Settings, windows: &[Window]) -> bool {
+    busy_share(windows) >= s.min_busy_share
+}
+
+/// The busiest rank's GPU time over the longest wall time of the window.
+pub fn busy_share(windows: &[Window]) -> f64 {
+    let longest = |f: fn(&Window) -> f64| windows.iter().map(f).fold(0.0, f64::max);
+    longest(Window::busy_s) / longest(|w| w.wall_s).max(1e-300)
 }
 
 /// max / mean: 1 when every rank is equally busy.
@@ -215,6 +232,7 @@ mod tests {
             epsilon: 0.2,
             max_blocks: 3.0,
             payback: 1.0,
+            min_busy_share: 0.5,
         }
     }
 
@@ -309,5 +327,30 @@ mod tests {
         assert!((b.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{b:?}");
         assert!(b.iter().all(|&x| x >= MIN_SHARE / 4.0 - 1e-15), "{b:?}");
         assert_eq!(bounded(&[0.0, 0.0]), vec![0.5, 0.5]);
+    }
+
+    /// A window in which the busiest GPU worked `busy` of a `wall`-second window.
+    fn window(busy: f64, wall: f64) -> Window {
+        Window {
+            steps: 10.0,
+            wall_s: wall,
+            gpu_s: busy,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn no_move_while_the_step_is_mostly_fixed_cost() {
+        let s = settings(Rule::Cost);
+        // Four H200s, the 33 M-cell wall case: 0.2 of 0.81 ms a step on the busiest GPU.
+        let overhead_bound = [window(0.20, 0.81), window(0.05, 0.81), window(0.12, 0.80)];
+        assert!(!compute_bound(&s, &overhead_bound));
+        let busy = [window(0.70, 0.81), window(0.20, 0.81), window(0.30, 0.80)];
+        assert!(compute_bound(&s, &busy));
+        let anything = Settings {
+            min_busy_share: 0.0,
+            ..s
+        };
+        assert!(compute_bound(&anything, &overhead_bound));
     }
 }

@@ -326,6 +326,13 @@ fn balance_settings(
             f64::INFINITY,
             "a number > 0 (windows)",
         )?,
+        min_busy_share: within(
+            "load_balancing.min_busy_share",
+            b.min_busy_share.unwrap_or(0.75),
+            0.0,
+            1.0,
+            "a number in [0, 1) (share of the window's wall time)",
+        )?,
     })
 }
 

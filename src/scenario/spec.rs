@@ -69,6 +69,8 @@ pub struct LoadBalancingSpec {
     pub max_blocks: Option<f64>,
     /// A move must pay for itself within this many windows (default 1).
     pub payback: Option<f64>,
+    /// No move while the busiest GPU works less than this share of a window (default 0.75).
+    pub min_busy_share: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -225,7 +225,8 @@ impl Ranked<'_, '_> {
         // A NaN timing compares as nothing, and never moves anything.
         let exceeds =
             |a: f64, limit: f64| a.partial_cmp(&limit) == Some(std::cmp::Ordering::Greater);
-        if !exceeds(before, b.settings.threshold) {
+        if !exceeds(before, b.settings.threshold) || !balance::compute_bound(&b.settings, &windows)
+        {
             b.restart_window(now);
             return Ok(());
         }
@@ -268,6 +269,7 @@ impl Ranked<'_, '_> {
             "busy_s": busy,
             "busy_measured_by": if timed { "gpu timestamps" } else { "host waits on the gpu" },
             "imbalance_before": before,
+            "busy_share": balance::busy_share(&windows),
             "imbalance_predicted": predicted,
             "gain_predicted_s": gain_s,
             "imbalance_after": null,
