@@ -74,7 +74,7 @@ pub struct Settings {
 #[repr(C)]
 pub struct Window {
     pub steps: f64,
-    /// Wall time of the window (s).
+    /// Wall time of the window's steps (s).
     pub wall_s: f64,
     /// Waiting for other ranks: ghost exchange and dt reduction (s).
     pub idle_s: f64,

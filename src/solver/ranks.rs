@@ -537,7 +537,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.next_stage1 = None; // an earlier call may have stopped on an error
         self.sim.set_target(target);
         loop {
+            let started = Instant::now();
             let r = self.step()?;
+            let step_s = started.elapsed().as_secs_f64();
             if r.bad_block != 0 {
                 return Err(Error::Unstable {
                     t: r.t_hi as f64 + r.t_lo as f64,
@@ -561,7 +563,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             if r.clamped == 1 || r.dt == 0.0 {
                 break;
             }
-            if self.balance_due(&r) {
+            if self.balance_due(&r, step_s) {
                 self.next_stage1 = None;
                 self.balance()?;
                 self.sim.set_target(target);

@@ -31,8 +31,8 @@ pub struct Balancer {
     ordered: Vec<usize>,
     shares: Vec<f64>,
     window: Window,
-    /// Wall clock, idle time and time waiting for the GPU at the window's start.
-    window_start: (Instant, f64, f64),
+    /// Idle time and time waiting for the GPU at the window's start.
+    window_start: (f64, f64),
     /// This rank launched all its blocks in the last step (rain, dry-block skipping off,
     /// or every block launched), so its dry-map flags do not say what runs.
     all_launched: bool,
@@ -58,7 +58,7 @@ impl Balancer {
             ordered: order(&model.grid, model.partition),
             shares: vec![1.0 / ranks as f64; ranks],
             window: Window::default(),
-            window_start: (Instant::now(), 0.0, 0.0),
+            window_start: (0.0, 0.0),
             all_launched: false,
             log: Vec::new(),
             pending: None,
@@ -99,7 +99,7 @@ impl Balancer {
 
     fn restart_window(&mut self, (idle_s, gpu_wait_s): (f64, f64)) {
         self.window = Window::default();
-        self.window_start = (Instant::now(), idle_s, gpu_wait_s);
+        self.window_start = (idle_s, gpu_wait_s);
     }
 }
 
@@ -175,14 +175,17 @@ fn block_volume_m3(state: &[[f32; 4]], l: usize, cell_area: f64) -> f64 {
 }
 
 impl Ranked<'_, '_> {
-    /// Counts a step into the balancer's window; true when a check is due.
-    pub(super) fn balance_due(&mut self, record: &SimRecord) -> bool {
+    /// Counts a step that took `step_s` of wall time into the balancer's window; true when
+    /// a check is due. (Only the steps count: the window's first step follows the run's
+    /// start-up, and outputs come between steps.)
+    pub(super) fn balance_due(&mut self, record: &SimRecord, step_s: f64) -> bool {
         let own = self.sim.split.own as f64;
         let Some(b) = self.balancer.as_mut() else {
             return false;
         };
         b.all_launched = record.all_active == 1;
         b.window.steps += 1.0;
+        b.window.wall_s += step_s;
         b.window.blocks += own;
         b.window.launched += if b.all_launched {
             own
@@ -204,9 +207,8 @@ impl Ranked<'_, '_> {
     pub(super) fn balance(&mut self) -> Result<()> {
         let now = self.waited();
         let b = self.balancer.as_mut().expect("a balancer");
-        b.window.wall_s = b.window_start.0.elapsed().as_secs_f64();
-        b.window.idle_s = now.0 - b.window_start.1;
-        b.window.gpu_wait_s = now.1 - b.window_start.2;
+        b.window.idle_s = now.0 - b.window_start.0;
+        b.window.gpu_wait_s = now.1 - b.window_start.1;
         if let Some(clock) = &b.clock {
             b.window.gpu_s = clock.per_step_s(self.sim.gpu, b.window.steps as u32) * b.window.steps;
         }
