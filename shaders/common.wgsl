@@ -215,6 +215,12 @@ fn launched(b: u32) -> bool {
     return atomicLoad(&block_flags[mark_base(sim.list_parity) + b]) == sim.launch_mark;
 }
 
+// Whether block b's U* (state_b) is this step's: the step launched every block, or b.
+// Stage 2 and the stage-1 strips read U^n (state_a) of a block left out.
+fn staged(b: u32) -> bool {
+    return sim.all_active == 1u || launched(b);
+}
+
 // The block a stage workgroup computes: the linear-th active block of its class. When
 // every block is launched and the classes are numbered in order (a grid of one class),
 // the fixed list is a range and is not read: one load fewer before the halo's, 4% of a

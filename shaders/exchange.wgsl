@@ -23,10 +23,6 @@ struct ExchangeSizes {
 @group(2) @binding(7) var<storage, read> recv_flag_index: array<u32>;
 @group(2) @binding(8) var<storage, read> recv_flags: array<u32>;
 
-fn staged(block: u32) -> bool {
-    return sim.all_active == 1u || launched(block);
-}
-
 @compute @workgroup_size(256)
 fn pack_stage1(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;

@@ -102,9 +102,7 @@ fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
         if (wg_staged_halo == 1u) {
             return state_b[i];
         }
-        let start = state_a[i];
-        let staged = state_b[i];
-        return select(start, staged, sim.all_active == 1u || launched(block));
+        return select(state_a[i], state_b[i], staged(block));
     }
     return state_a[i];
 }
@@ -780,8 +778,8 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     }
     workgroupBarrier();
     // (Without skipping dry blocks every step launches every block: nothing to mark.)
-    let marks = FLAG_END_IN_STAGE2 | FLAG_SKIP_DRY;
-    if (stage == 2u && (params.flags & marks) == marks && tid <= NB_SLOTS) {
+    let marking = FLAG_END_IN_STAGE2 | FLAG_SKIP_DRY;
+    if (stage == 2u && (params.flags & marking) == marking && tid <= NB_SLOTS) {
         mark_next_step(b, tid, atomicLoad(&wg_wet) != 0u);
     }
 

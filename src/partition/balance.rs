@@ -122,14 +122,19 @@ pub fn compute_bound(s: &Settings, windows: &[Window]) -> bool {
 
 /// The busiest rank's GPU time over the longest wall time of the window.
 pub fn busy_share(windows: &[Window]) -> f64 {
-    let longest = |f: fn(&Window) -> f64| windows.iter().map(f).fold(0.0, f64::max);
-    longest(Window::busy_s) / longest(|w| w.wall_s).max(1e-300)
+    let of = |f: fn(&Window) -> f64| windows.iter().map(f).collect::<Vec<_>>();
+    longest(&of(Window::busy_s)) / longest(&of(|w| w.wall_s)).max(1e-300)
+}
+
+/// The largest of non-negative times (0 for none).
+pub fn longest(v: &[f64]) -> f64 {
+    v.iter().cloned().fold(0.0, f64::max)
 }
 
 /// max / mean: 1 when every rank is equally busy.
 pub fn imbalance(busy: &[f64]) -> f64 {
     let mean = busy.iter().sum::<f64>() / busy.len() as f64;
-    busy.iter().cloned().fold(0.0, f64::max) / mean.max(1e-300)
+    longest(busy) / mean.max(1e-300)
 }
 
 /// The next shares of the curve, from the current ones and what each rank measured.
@@ -251,7 +256,7 @@ mod tests {
             .zip(speed)
             .map(|((blocks, wet), s)| (wet + DRY_BLOCK_COST * (blocks - wet)) / s)
             .collect();
-        let loop_s = busy.iter().cloned().fold(0.0, f64::max);
+        let loop_s = longest(&busy);
         counts
             .iter()
             .zip(&busy)

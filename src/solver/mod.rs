@@ -126,8 +126,9 @@ fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<S
     let present: Vec<_> = classes.iter().filter(|c| c.0 > 0).collect();
     let mut kernels = Vec::with_capacity(5);
     for stage in [1, 2] {
-        for (k_class, &&(_, names, args)) in present.iter().enumerate() {
-            let ends_step = stage == 2 && split.end_in_stage2 && k_class + 1 == present.len();
+        for (i, &&(_, names, args)) in present.iter().enumerate() {
+            let last_of_stage = i + 1 == present.len();
+            let ends_step = stage == 2 && split.end_in_stage2 && last_of_stage;
             let name = if ends_step {
                 names[2]
             } else {

@@ -244,8 +244,7 @@ impl Ranked<'_, '_> {
         // Under the cost rule a move must pay for itself within `payback` windows, at the
         // last move's cost. The idle rule has no model to predict with: it moves whenever
         // the imbalance passes the threshold, as in the source documents.
-        let longest = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
-        let gain_s = longest(&busy) - longest(&predicted_busy);
+        let gain_s = balance::longest(&busy) - balance::longest(&predicted_busy);
         let pays = match b.settings.rule {
             balance::Rule::Cost => exceeds(gain_s * b.settings.payback, b.last_move_s),
             balance::Rule::Idle => true,
