@@ -343,6 +343,17 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
         summary.max_depth,
         out.display()
     );
+    let clock = &summary.json["wall_clock_s"];
+    let part = |key: &str| clock[key].as_f64().unwrap_or(0.0);
+    if clock.is_object() {
+        println!(
+            "wall clock: setup {:.2} s, stepping {:.2} s, reading results {:.2} s, writing files {:.2} s",
+            part("setup"),
+            part("stepping"),
+            part("reading_results"),
+            part("writing_files")
+        );
+    }
 }
 
 /// A run under mpirun: one rank per GPU. Any rank's failure ends every rank, with a

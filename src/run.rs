@@ -4,11 +4,13 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::io::animation::Animation;
 use crate::io::outputs::{self, GaugeFiles};
+use crate::io::writer::BackgroundWriter;
 use crate::scenario::model::Model;
 use crate::solver::{Fields, Simulation, Status, Stepper};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How a run reports progress.
@@ -54,6 +56,11 @@ impl Summary {
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io(format!("{}: {e}", path.display()))
+}
+
+/// A map writer's error, which names its file.
+fn map_err(e: std::io::Error) -> Error {
+    Error::Io(e.to_string())
 }
 
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
@@ -151,26 +158,24 @@ struct Run<'a> {
 }
 
 /// What rank 0 writes as the run goes: maps, gauges and the mass balance.
-struct Files {
-    maps: outputs::Maps,
+struct Files<'a> {
+    maps: &'a outputs::Maps,
     gauges: GaugeFiles,
     sections: outputs::SectionFiles,
     balance: outputs::BalanceFile,
     animation: Option<Animation>,
     /// The last state known to be sound, for the diagnostic map if the run goes unstable.
-    last_good: Option<(f64, Fields)>,
+    last_good: Option<(f64, Arc<Fields>)>,
 }
 
-/// The time loop of a run: stop at every output and gauge time, write what is due.
-fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
-    let (model, dir) = (run.model, &run.opts.out_dir);
-    let summary_path = dir.join("summary.json");
-    let mut files = if run.root {
+impl<'a> Files<'a> {
+    /// Opens the series files in `dir`, after removing a summary left by an earlier run.
+    fn create(model: &Model, maps: &'a outputs::Maps, dir: &Path) -> Result<Files<'a>> {
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        let summary_path = dir.join("summary.json");
         if summary_path.exists() {
             std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
         }
-        let maps = outputs::Maps::new(model);
         let animation = model.write_animation.then(|| {
             Animation::new(
                 model.nx(),
@@ -181,7 +186,7 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
                 model.numerics.arrival_depth as f32,
             )
         });
-        Some(Files {
+        Ok(Files {
             maps,
             gauges: GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
             sections: outputs::SectionFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
@@ -189,15 +194,79 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
             animation,
             last_good: None,
         })
-    } else {
-        None
-    };
+    }
+}
+
+/// Where a run's wall clock went, in seconds (rank 0's view).
+#[derive(Clone, Copy, Debug, Default)]
+struct WallClock {
+    /// Reading the terrain, building the grid and the GPU's buffers and pipelines.
+    setup: f64,
+    /// Inside the time loop's steps, until each stop's state is on the GPU.
+    stepping: f64,
+    /// Reading fields, gauges and checkpoints back from the GPU (gathered from every rank).
+    reading: f64,
+    /// Waiting for the writer of earlier output times' files, and writing the last ones.
+    files: f64,
+}
+
+impl WallClock {
+    fn json(&self, wall_s: f64) -> serde_json::Value {
+        let counted = self.setup + self.stepping + self.reading + self.files;
+        json!({
+            "setup": self.setup,
+            "stepping": self.stepping,
+            "reading_results": self.reading,
+            "writing_files": self.files,
+            "other": (wall_s - counted).max(0.0),
+        })
+    }
+}
+
+/// Adds the seconds `f` takes to `*into`.
+fn timed<T>(into: &mut f64, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let value = f();
+    *into += start.elapsed().as_secs_f64();
+    value
+}
+
+/// The time loop of a run: stop at every output and gauge time, write what is due. Files
+/// are written on a thread of their own while the GPU steps on.
+fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
+    let maps = run.root.then(|| outputs::Maps::new(run.model));
+    std::thread::scope(|scope| {
+        let mut writer = BackgroundWriter::new(scope);
+        let mut clock = WallClock {
+            setup: run.started.elapsed().as_secs_f64(),
+            ..Default::default()
+        };
+        let mut files = match &maps {
+            Some(maps) => Some(Files::create(run.model, maps, &run.opts.out_dir)?),
+            None => None,
+        };
+        step_through(sim, run, &mut files, &mut writer, &mut clock)?;
+        finish(sim, run, files, writer, clock)
+    })
+}
+
+/// Every stop of the run: gauges, maps, the mass balance and checkpoints where due.
+fn step_through<'s>(
+    sim: &mut dyn Stepper,
+    run: &Run<'s>,
+    files: &mut Option<Files<'s>>,
+    writer: &mut BackgroundWriter<'s>,
+    clock: &mut WallClock,
+) -> Result<()> {
+    let (model, dir) = (run.model, &run.opts.out_dir);
     let mut reporter = Reporter::new(model, run.opts.progress);
     let probes = Probes::new(model);
     if model.resume.is_none() {
-        sample_gauges(sim, &mut files, model, &probes, model.t_start, dir)?;
-        let fields = sim.fields();
-        record_balance(sim, &mut files, model, model.t_start, fields, dir)?;
+        timed(&mut clock.reading, || {
+            sample_gauges(sim, files, model, &probes, model.t_start, dir)
+        })?;
+        let fields = timed(&mut clock.reading, || sim.fields()).map(Arc::new);
+        record_balance(sim, files, model, model.t_start, fields, dir)?;
     }
     let stops = targets(model);
     let checkpoints = run
@@ -206,33 +275,52 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         .map(|every| crate::io::checkpoint::times(model, &stops, every))
         .unwrap_or_default();
     for target in stops {
-        if let Err(e) = sim.advance_to(target, &mut |s| reporter.update(s)) {
+        let stepped = timed(&mut clock.stepping, || {
+            sim.advance_to(target, &mut |s| reporter.update(s))
+        });
+        if let Err(e) = stepped {
             return Err(unstable_report(e, model, files.as_mut(), dir));
         }
         if model.gauge_times.contains(&target) {
-            sample_gauges(sim, &mut files, model, &probes, target, dir)?;
+            timed(&mut clock.reading, || {
+                sample_gauges(sim, files, model, &probes, target, dir)
+            })?;
         }
         if model.output_times.contains(&target) {
-            let fields = sim.fields();
+            let fields = timed(&mut clock.reading, || sim.fields()).map(Arc::new);
             if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_mut()) {
-                write_outputs(dir, model, &f.maps, fields, target)?;
                 if let Some(a) = f.animation.as_mut() {
                     // Fixed-width titles keep the frames one size.
                     a.push(format!("depth  t = {target:>10.1} s"), &fields.depth);
                 }
+                let (maps, fields) = (f.maps, fields.clone());
+                writer.write(move || write_outputs(dir, model, maps, &fields, target))?;
             }
-            record_balance(sim, &mut files, model, target, fields, dir)?;
+            record_balance(sim, files, model, target, fields, dir)?;
         }
         if checkpoints.contains(&target) {
-            write_checkpoint(sim, model, dir)?;
+            timed(&mut clock.reading, || write_checkpoint(sim, model, dir))?;
         }
     }
     reporter.finish(sim.status());
-    let snapshot = sim.snapshot();
+    Ok(())
+}
+
+/// After the last stop: the maxima, the animation, the series files closed, and the
+/// summary (rank 0) once every file is written.
+fn finish<'s>(
+    sim: &mut dyn Stepper,
+    run: &Run<'s>,
+    files: Option<Files<'s>>,
+    mut writer: BackgroundWriter<'s>,
+    mut clock: WallClock,
+) -> Result<Option<Summary>> {
+    let (model, dir) = (run.model, &run.opts.out_dir);
+    let snapshot = timed(&mut clock.reading, || sim.snapshot());
     let (mass_inflow, mass_outflow) = sim.edge_volumes();
     let reports = sim.rank_reports();
     let rebalancing = sim.rebalancing();
-    let (Some(snapshot), Some(files)) = (snapshot, files) else {
+    let (Some(snapshot), Some(mut files)) = (snapshot, files) else {
         return Ok(None);
     };
     let grid = &model.grid;
@@ -244,27 +332,29 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
     files.gauges.finish().map_err(|e| io_err(dir, e))?;
     files.sections.finish().map_err(|e| io_err(dir, e))?;
     files.balance.finish().map_err(|e| io_err(dir, e))?;
-    if let Some(a) = files.animation.as_ref().filter(|a| a.len() > 1) {
-        a.write(&dir.join("flood.gif")).map_err(Error::Io)?;
-    }
-    let max_depth = if model.numerics.track_maxima {
-        let peaks = grid.from_storage(&snapshot.resume.maxima);
-        outputs::write_maxima(dir, model, &files.maps, &peaks).map_err(|e| io_err(dir, e))?;
-        let max_depth: Vec<f32> = peaks.iter().map(|p| p.depth).collect();
-        if model.write_png {
-            outputs::write_depth_png(
-                dir,
-                "max_depth.png",
-                "maximum depth".into(),
-                model,
-                &files.maps,
-                &max_depth,
-            )
-            .map_err(Error::Io)?;
-        }
-        max_depth
-    } else {
-        fields.depth.clone()
+    // The last maps and the animation are written beside the writer's last output time.
+    let animation = files.animation.take().filter(|a| a.len() > 1);
+    let peaks = model
+        .numerics
+        .track_maxima
+        .then(|| grid.from_storage(&snapshot.resume.maxima));
+    timed(&mut clock.files, || {
+        std::thread::scope(|s| {
+            let gif = animation.map(|a| s.spawn(move || a.write(&dir.join("flood.gif"))));
+            if let Some(peaks) = &peaks {
+                write_maxima(dir, model, files.maps, peaks)?;
+            }
+            match gif.map(|g| g.join().expect("the animation writer panicked")) {
+                Some(Err(e)) => Err(Error::Io(e)),
+                _ => Ok(()),
+            }
+        })
+    })?;
+    writer.finish()?;
+    clock.files += writer.waited_s;
+    let max_depth = match &peaks {
+        Some(peaks) => peaks.iter().map(|p| p.depth).collect(),
+        None => fields.depth.clone(),
     };
     let status = Status {
         // On ranks the status is rank 0's own; the snapshot counts every rank's updates.
@@ -284,6 +374,7 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
         json: serde_json::Value::Null,
     };
     summary.json = summary_json(run.gpu, model, &summary);
+    summary.json["wall_clock_s"] = clock.json(summary.wall_s);
     summary.json["ranks"] = run.ranks.into();
     if let Some(reports) = reports {
         summary.json["per_rank"] = reports.into();
@@ -297,9 +388,28 @@ fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
             eprint!("{}", profile_table(&p, summary.host_us_per_step));
         }
     }
+    let summary_path = dir.join("summary.json");
     outputs::write_json_atomic(&summary_path, &summary.json)
         .map_err(|e| io_err(&summary_path, e))?;
     Ok(Some(summary))
+}
+
+/// The maxima's maps and, where asked, the quick-look of the maximum depth.
+fn write_maxima(
+    dir: &Path,
+    model: &Model,
+    maps: &outputs::Maps,
+    peaks: &[crate::scenario::maxima::Peak],
+) -> Result<()> {
+    let quicklook = model.write_png.then_some(|| {
+        let max_depth: Vec<f32> = peaks.iter().map(|p| p.depth).collect();
+        let title = "maximum depth".into();
+        outputs::write_depth_png(dir, "max_depth.png", title, model, maps, &max_depth)
+            .map_err(Error::Io)
+    });
+    beside(quicklook, || {
+        outputs::write_maxima(dir, model, maps, peaks).map_err(map_err)
+    })
 }
 
 pub fn profile_json(p: &crate::solver::profile::Profile, host_us: f64) -> serde_json::Value {
@@ -422,7 +532,7 @@ impl Probes {
 
 fn sample_gauges(
     sim: &dyn Stepper,
-    files: &mut Option<Files>,
+    files: &mut Option<Files<'_>>,
     model: &Model,
     probes: &Probes,
     t: f64,
@@ -447,10 +557,10 @@ fn sample_gauges(
 /// volumes are gathered from every rank).
 fn record_balance(
     sim: &dyn Stepper,
-    files: &mut Option<Files>,
+    files: &mut Option<Files<'_>>,
     model: &Model,
     t: f64,
-    fields: Option<Fields>,
+    fields: Option<Arc<Fields>>,
     dir: &Path,
 ) -> Result<()> {
     let (inflow, outflow) = sim.edge_volumes();
@@ -482,7 +592,7 @@ fn write_checkpoint(sim: &dyn Stepper, model: &Model, dir: &Path) -> Result<()> 
 
 /// Turns an unstable run into a report with the place, and writes the last sound state as
 /// a diagnostic map (on rank 0, when it holds one).
-fn unstable_report(e: Error, model: &Model, files: Option<&mut Files>, dir: &Path) -> Error {
+fn unstable_report(e: Error, model: &Model, files: Option<&mut Files<'_>>, dir: &Path) -> Error {
     let Error::Unstable { t, block } = e else {
         return e;
     };
@@ -537,6 +647,7 @@ fn targets(model: &Model) -> Vec<f64> {
     t
 }
 
+/// The maps and the quick-look of output time t.
 fn write_outputs(
     dir: &Path,
     model: &Model,
@@ -544,22 +655,31 @@ fn write_outputs(
     fields: &Fields,
     t: f64,
 ) -> Result<()> {
-    if model.write_rasters {
-        outputs::write_rasters(dir, model, maps, t, fields).map_err(|e| io_err(dir, e))?;
-    }
-    if model.write_png {
+    let quicklook = model.write_png.then_some(|| {
         let name = format!("depth_{}.png", outputs::time_label(t));
-        outputs::write_depth_png(
-            dir,
-            &name,
-            format!("depth  t = {t:.1} s"),
-            model,
-            maps,
-            &fields.depth,
-        )
-        .map_err(Error::Io)?;
-    }
-    Ok(())
+        let title = format!("depth  t = {t:.1} s");
+        outputs::write_depth_png(dir, &name, title, model, maps, &fields.depth).map_err(Error::Io)
+    });
+    beside(quicklook, || match model.write_rasters {
+        true => outputs::write_rasters(dir, model, maps, t, fields).map_err(map_err),
+        false => Ok(Vec::new()),
+    })
+}
+
+/// Runs `maps` and, when there is one, `quicklook` on a thread beside it (drawing a
+/// quick-look takes as long as writing a map); the first error.
+fn beside<T>(
+    quicklook: Option<impl FnOnce() -> Result<PathBuf> + Send>,
+    maps: impl FnOnce() -> Result<T>,
+) -> Result<()> {
+    std::thread::scope(|s| {
+        let drawing = quicklook.map(|q| s.spawn(q));
+        maps()?;
+        match drawing.map(|d| d.join().expect("the quick-look writer panicked")) {
+            Some(Err(e)) => Err(e),
+            _ => Ok(()),
+        }
+    })
 }
 
 fn summary_json(gpu: &Gpu, model: &Model, s: &Summary) -> serde_json::Value {

@@ -223,3 +223,33 @@ fn missing_and_broken_files_exit_with_code_2() {
         &["dem.asc", "every cell is nodata"],
     );
 }
+
+/// Maps are written on a thread beside the time loop: a map that cannot be written still
+/// ends the run with an error that names it, and no summary claims a finished run.
+#[test]
+fn a_map_that_cannot_be_written_fails_the_run_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("good.toml");
+    std::fs::write(&path, GOOD).unwrap();
+    let out = dir.path().join("out");
+    // A folder where the first map of t = 5 s goes, whichever the build's format.
+    for ext in ["tif", "asc"] {
+        std::fs::create_dir_all(out.join(format!("level_0000005.0s.{ext}"))).unwrap();
+    }
+    let (code, message) = quadflood(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 1, "{message}");
+    assert!(message.contains("level_0000005.0s."), "{message}");
+    assert!(!out.join("summary.json").exists());
+    // The maps that could be written were.
+    assert!(std::fs::read_dir(&out).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("depth_0000005.0s.")));
+}

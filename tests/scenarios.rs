@@ -155,4 +155,38 @@ fn check_outputs(stem: &str, model: &quadflood::scenario::model::Model, out: &Pa
     for file in ["summary.json", "mass_balance.csv"] {
         assert!(out.join(file).is_file(), "{stem}: no {file}");
     }
+    check_wall_clock(stem, out);
+}
+
+/// The summary's account of the wall clock: every part measured, none larger than the run.
+#[cfg(feature = "gdal")]
+fn check_wall_clock(stem: &str, out: &Path) {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let wall = summary["wall_s"].as_f64().unwrap();
+    let parts = [
+        "setup",
+        "stepping",
+        "reading_results",
+        "writing_files",
+        "other",
+    ];
+    let clock = &summary["wall_clock_s"];
+    let sum: f64 = parts
+        .iter()
+        .map(|p| {
+            let s = clock[p]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{stem}: no {p} in {clock}"));
+            assert!(s >= 0.0, "{stem}: {p} = {s}");
+            s
+        })
+        .sum();
+    assert!(
+        (sum - wall).abs() < 1e-3 * wall.max(1.0),
+        "{stem}: {clock} against {wall} s"
+    );
+    for p in ["setup", "stepping", "writing_files"] {
+        assert!(clock[p].as_f64().unwrap() > 0.0, "{stem}: {p} not measured");
+    }
 }

@@ -6,3 +6,4 @@ pub mod gridmap;
 pub mod outputs;
 pub mod quicklook;
 pub mod vector;
+pub mod writer;

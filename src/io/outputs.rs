@@ -4,6 +4,7 @@
 
 use crate::io::ascii_grid::{write_ascii_grid, Raster};
 use crate::io::quicklook::{write_quicklook, QuickLook};
+use crate::io::writer::{write_maps, MapTask};
 use crate::scenario::maxima::Peak;
 use crate::scenario::model::{Model, RasterFormat, WALL_BED};
 use crate::solver::Fields;
@@ -74,16 +75,29 @@ impl Maps {
     ) -> std::io::Result<PathBuf> {
         let path = dir.join(format!("{name}.{}", model.raster_format.extension()));
         let raster = self.raster(model, value);
-        match model.raster_format {
-            RasterFormat::Ascii => write_ascii_grid(&path, &raster)?,
+        let written = match model.raster_format {
+            RasterFormat::Ascii => write_ascii_grid(&path, &raster),
             #[cfg(feature = "gdal")]
             RasterFormat::GeoTiff => {
-                crate::io::georaster::write_geotiff(&path, &raster, model.crs.as_deref())?
+                crate::io::georaster::write_geotiff(&path, &raster, model.crs.as_deref())
             }
             #[cfg(not(feature = "gdal"))]
             RasterFormat::GeoTiff => unreachable!("the scenario refuses geotiff without GDAL"),
-        }
+        };
+        // The error names the map: several are written at once.
+        written.map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         Ok(path)
+    }
+
+    /// `write` of map `name`, to run later (side by side with others).
+    pub fn task<'a>(
+        &'a self,
+        dir: &'a Path,
+        model: &'a Model,
+        name: String,
+        value: impl Fn(usize) -> Option<f64> + Send + 'a,
+    ) -> MapTask<'a> {
+        Box::new(move || self.write(dir, model, &name, value))
     }
 
     /// A raster of `value(c)` over valid cells, nodata elsewhere.
@@ -101,7 +115,8 @@ impl Maps {
     }
 }
 
-/// Depth, water level, velocity (components and speed) at time t; returns the files.
+/// Depth, water level, velocity (components and speed) at time t, side by side; returns
+/// the files.
 pub fn write_rasters(
     dir: &Path,
     model: &Model,
@@ -119,22 +134,24 @@ pub fn write_rasters(
             0.0
         })
     };
-    let mut written = Vec::new();
-    let mut write = |name: &str, value: &dyn Fn(usize) -> Option<f64>| -> std::io::Result<()> {
-        written.push(maps.write(dir, model, &format!("{name}_{label}"), value)?);
-        Ok(())
-    };
-    write("depth", &|c| Some(f.depth[c] as f64))?;
-    write("level", &|c| {
-        (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
-    })?;
-    write("speed", &|c| Some(speed[c] as f64))?;
-    write("u", &|c| velocity(&f.hu, c))?;
-    write("v", &|c| velocity(&f.hv, c))?;
-    Ok(written)
+    let map = |name: &str| format!("{name}_{label}");
+    let speed = &speed;
+    write_maps(
+        maps.bed.len(),
+        vec![
+            maps.task(dir, model, map("depth"), |c| Some(f.depth[c] as f64)),
+            maps.task(dir, model, map("level"), |c| {
+                (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
+            }),
+            maps.task(dir, model, map("speed"), |c| Some(speed[c] as f64)),
+            maps.task(dir, model, map("u"), move |c| velocity(&f.hu, c)),
+            maps.task(dir, model, map("v"), move |c| velocity(&f.hv, c)),
+        ],
+    )
 }
 
-/// Maps of the run's maxima (finest level) and arrival time; returns the files written.
+/// Maps of the run's maxima (finest level) and arrival time, side by side; returns the
+/// files written.
 pub fn write_maxima(
     dir: &Path,
     model: &Model,
@@ -142,16 +159,25 @@ pub fn write_maxima(
     peaks: &[Peak],
 ) -> std::io::Result<Vec<PathBuf>> {
     let clock = &model.peak_clock;
-    let arrival = |c: usize| peaks[c].arrival(clock);
-    Ok(vec![
-        maps.write(dir, model, "max_depth", |c| Some(peaks[c].depth as f64))?,
-        maps.write(dir, model, "max_speed", |c| Some(peaks[c].speed() as f64))?,
-        maps.write(dir, model, "max_hazard", |c| Some(peaks[c].hazard() as f64))?,
-        maps.write(dir, model, "time_of_max_depth", |c| {
-            arrival(c).map(|_| peaks[c].time_of_max_depth(clock))
-        })?,
-        maps.write(dir, model, "arrival_time", arrival)?,
-    ])
+    let arrival = move |c: usize| peaks[c].arrival(clock);
+    write_maps(
+        maps.bed.len(),
+        vec![
+            maps.task(dir, model, "max_depth".into(), |c| {
+                Some(peaks[c].depth as f64)
+            }),
+            maps.task(dir, model, "max_speed".into(), |c| {
+                Some(peaks[c].speed() as f64)
+            }),
+            maps.task(dir, model, "max_hazard".into(), |c| {
+                Some(peaks[c].hazard() as f64)
+            }),
+            maps.task(dir, model, "time_of_max_depth".into(), move |c| {
+                arrival(c).map(|_| peaks[c].time_of_max_depth(clock))
+            }),
+            maps.task(dir, model, "arrival_time".into(), arrival),
+        ],
+    )
 }
 
 /// A top-of-scale for depth maps: the next 1, 2 or 5 times a power of ten.
