@@ -324,7 +324,7 @@ fn finish<'s>(
         return Ok(None);
     };
     let grid = &model.grid;
-    let fields = fields_of(grid, &snapshot.state);
+    let fields = Fields::from_stored(grid, &snapshot.state);
     let mass_initial = files
         .balance
         .initial()
@@ -475,15 +475,6 @@ pub fn profile_table(p: &crate::solver::profile::Profile, host_us: f64) -> Strin
         );
     }
     out
-}
-
-fn fields_of(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {
-    let domain = grid.from_storage(stored);
-    Fields {
-        depth: domain.iter().map(|s| s[0]).collect(),
-        hu: domain.iter().map(|s| s[1]).collect(),
-        hv: domain.iter().map(|s| s[2]).collect(),
-    }
 }
 
 /// The cells read at gauge times: the gauges', then every cell a cross-section samples,

@@ -29,9 +29,21 @@ impl Gpu {
 
     /// Copies `count` elements from `offset` (bytes) of `buffer` back to the host and waits.
     pub fn read_buffer<T: Pod>(&self, buffer: &wgpu::Buffer, offset: u64, count: usize) -> Vec<T> {
+        self.read_buffer_with(buffer, offset, count, |values: &[T]| values.to_vec())
+    }
+
+    /// `read` of `count` values of `buffer` from byte `offset`, straight from the mapped
+    /// copy (a large field is then copied once, not twice).
+    pub fn read_buffer_with<T: Pod, R>(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        count: usize,
+        read: impl FnOnce(&[T]) -> R,
+    ) -> R {
         let size = (count * std::mem::size_of::<T>()) as u64;
         if size == 0 {
-            return Vec::new();
+            return read(&[]);
         }
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -45,7 +57,7 @@ impl Gpu {
         self.map_and_wait(&staging);
         let out = {
             let view = staging.get_mapped_range(..).expect("mapped staging buffer");
-            bytemuck::cast_slice(&view).to_vec()
+            read(bytemuck::cast_slice(&view))
         };
         staging.unmap();
         out

@@ -330,22 +330,198 @@ pub fn write_ascii_grid(path: &Path, r: &Raster) -> std::io::Result<()> {
     if let Some(nd) = &nodata_text {
         writeln!(f, "NODATA_value {nd}")?;
     }
+    let mut line = Vec::new();
+    let mut digits = zmij::Buffer::new();
     for row in (0..r.nrows).rev() {
+        line.clear();
         for col in 0..r.ncols {
-            let sep = if col + 1 == r.ncols { "\n" } else { " " };
+            if col > 0 {
+                line.push(b' ');
+            }
             let v = r.get(col, row);
             match &nodata_text {
-                Some(nd) if r.is_nodata(v) => write!(f, "{nd}{sep}")?,
-                _ => write!(f, "{}{sep}", v as f32)?,
+                Some(nd) if r.is_nodata(v) => line.extend_from_slice(nd.as_bytes()),
+                _ => push_f32(&mut line, v as f32, &mut digits),
             }
         }
+        line.push(b'\n');
+        f.write_all(&line)?;
     }
     f.flush()
+}
+
+/// Appends `v` as `format!("{v}")` writes it (the shortest text that reads back to the
+/// same f32, never in exponent form), from zmij's digits: std's formatting machinery took
+/// most of the time of writing a large map.
+fn push_f32(out: &mut Vec<u8>, v: f32, digits: &mut zmij::Buffer) {
+    if !v.is_finite() {
+        out.extend_from_slice(v.to_string().as_bytes());
+        return;
+    }
+    let text = digits.format_finite(v).as_bytes();
+
+    let (negative, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match text.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(e) => (&text[..e], parse_exponent(&text[e + 1..])),
+        None => (text, 0),
+    };
+    // The significant digits, and how many of them stand before the decimal point (an
+    // f32 has at most 39 digits before it, and leading zeros are not kept).
+    let mut significant = [0u8; 64];
+    let mut n = 0;
+    for &b in mantissa.iter().filter(|&&b| b != b'.') {
+        if n > 0 || b != b'0' {
+            significant[n] = b;
+            n += 1;
+        }
+    }
+    let leading_zeros = mantissa
+        .iter()
+        .take_while(|&&b| b == b'0' || b == b'.')
+        .filter(|&&b| b == b'0')
+        .count() as i32;
+    let point = mantissa.iter().position(|&b| b == b'.');
+    let before_point = point.unwrap_or(mantissa.len()) as i32 - leading_zeros + exponent;
+    while n > 0 && significant[n - 1] == b'0' {
+        n -= 1;
+    }
+    if exact_digits(v).is_some_and(|exact| exact == n + 1) {
+        // Midway between two shortest candidates: std rounds the tie up, zmij to even.
+        // Rare: the value's exact decimal is one digit longer than the shortest.
+        out.extend_from_slice(v.to_string().as_bytes());
+        return;
+    }
+    let significant = &significant[..n];
+    if negative {
+        out.push(b'-');
+    }
+    if significant.is_empty() {
+        out.push(b'0');
+    } else if before_point <= 0 {
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat_n(b'0', (-before_point) as usize));
+        out.extend_from_slice(significant);
+    } else if (before_point as usize) < n {
+        let (whole, fraction) = significant.split_at(before_point as usize);
+        out.extend_from_slice(whole);
+        out.push(b'.');
+        out.extend_from_slice(fraction);
+    } else {
+        out.extend_from_slice(significant);
+        out.extend(std::iter::repeat_n(b'0', before_point as usize - n));
+    }
+}
+
+/// Significant digits of the exact decimal value of `v` (finite), where there are at most
+/// 38 of them; None for longer expansions.
+fn exact_digits(v: f32) -> Option<usize> {
+    let bits = v.to_bits();
+    let (biased, fraction) = ((bits >> 23) & 0xff, bits & 0x7f_ffff);
+    let (mut m, mut q) = match biased {
+        0 => (fraction as u128, -149i32),
+        _ => ((fraction | 0x80_0000) as u128, biased as i32 - 150),
+    };
+    if m == 0 {
+        return Some(0);
+    }
+    if q < 0 {
+        let twos = m.trailing_zeros().min(q.unsigned_abs());
+        m >>= twos;
+        q += twos as i32;
+    }
+    // v = m 2^q; with q < 0, v = m 5^-q / 10^-q, whose significant digits are m 5^-q's.
+    let mut n = match q {
+        0.. => m.checked_shl(q as u32).filter(|&n| n >> q == m)?,
+        _ => 5u128
+            .checked_pow(q.unsigned_abs())
+            .and_then(|p| p.checked_mul(m))?,
+    };
+    while n % 10 == 0 {
+        n /= 10;
+    }
+    Some(n.ilog10() as usize + 1)
+}
+
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (sign, digits) = match text.split_first() {
+        Some((b'-', rest)) => (-1, rest),
+        Some((b'+', rest)) => (1, rest),
+        _ => (1, text),
+    };
+    sign * digits.iter().fold(0i32, |e, &d| 10 * e + (d - b'0') as i32)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn display_of(v: f32) -> String {
+        let mut out = Vec::new();
+        push_f32(&mut out, v, &mut zmij::Buffer::new());
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn values_are_written_as_std_displays_them() {
+        let special = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            1.5e-7,
+            123456.79,
+            1e20,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            f32::EPSILON,
+            1.4e-45,
+            -9999.0,
+            16777216.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        for v in special {
+            assert_eq!(display_of(v), v.to_string(), "{:e}", v);
+        }
+        // Every power of two and a spread of bit patterns over the whole range.
+        let mut bits = 0x9E37_79B9u32;
+        for k in 0..400_000u32 {
+            bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let v = f32::from_bits(if k < 254 { (k + 1) << 23 } else { bits });
+            assert_eq!(display_of(v), v.to_string(), "bits {:#x}", v.to_bits());
+        }
+    }
+
+    /// Every f32 (minutes on two cores): `cargo test --release --lib every_f32 -- --ignored`.
+    #[test]
+    #[ignore]
+    fn every_f32_is_written_as_std_displays_it() {
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()) as u64;
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                s.spawn(move || {
+                    let mut digits = zmij::Buffer::new();
+                    let (mut out, mut std) = (Vec::new(), String::new());
+                    let span = (1u64 << 32) / threads;
+                    for bits in t * span..(t + 1) * span {
+                        let v = f32::from_bits(bits as u32);
+                        out.clear();
+                        push_f32(&mut out, v, &mut digits);
+                        std.clear();
+                        use std::fmt::Write;
+                        write!(std, "{v}").unwrap();
+                        assert_eq!(out, std.as_bytes(), "bits {bits:#x}");
+                    }
+                });
+            }
+        });
+    }
     use std::path::PathBuf;
 
     const HEAD: &str = "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n";

@@ -252,6 +252,34 @@ pub struct Fields {
     pub hv: Vec<f32>,
 }
 
+impl Fields {
+    /// The fields of a state in storage layout, bands of rows converted side by side (an
+    /// output of a large grid would otherwise keep the time loop waiting).
+    pub fn from_stored(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {
+        assert_eq!(stored.len(), grid.stored_cells());
+        let (nx, n) = (grid.nx, grid.nx * grid.ny);
+        let (mut depth, mut hu, mut hv) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(8));
+        let band = grid.ny.div_ceil(threads).max(1) * nx;
+        std::thread::scope(|s| {
+            let bands = depth
+                .chunks_mut(band)
+                .zip(hu.chunks_mut(band))
+                .zip(hv.chunks_mut(band));
+            for (k, ((d, u), v)) in bands.enumerate() {
+                s.spawn(move || {
+                    for c in 0..d.len() {
+                        let cell = k * band + c;
+                        let value = stored[grid.storage_index(cell % nx, cell / nx)];
+                        (d[c], u[c], v[c]) = (value[0], value[1], value[2]);
+                    }
+                });
+            }
+        });
+        Fields { depth, hu, hv }
+    }
+}
+
 struct Buffers {
     control: wgpu::Buffer,
     sim: wgpu::Buffer,
@@ -844,15 +872,11 @@ impl<'g> Simulation<'g> {
 
     /// Depth and momentum of every domain cell.
     pub fn read_fields(&self) -> Fields {
-        let stored: Vec<[f32; 4]> =
-            self.gpu
-                .read_buffer(&self.buffers.state_a, 0, self.grid.stored_cells());
-        let domain = self.grid.from_storage(&stored);
-        Fields {
-            depth: domain.iter().map(|s| s[0]).collect(),
-            hu: domain.iter().map(|s| s[1]).collect(),
-            hv: domain.iter().map(|s| s[2]).collect(),
-        }
+        let cells = self.grid.stored_cells();
+        self.gpu
+            .read_buffer_with(&self.buffers.state_a, 0, cells, |stored| {
+                Fields::from_stored(&self.grid, stored)
+            })
     }
 
     /// This simulation's own blocks as they stand: state, maxima, edge volumes and clock,
@@ -1496,6 +1520,23 @@ mod tests {
                 let n = model.manning[c];
                 assert_eq!(decode_friction(&table, b, tid), g * n * n, "cell {c}");
             }
+        }
+    }
+
+    #[test]
+    fn fields_from_storage_match_the_grid_cell_by_cell() {
+        // Three levels, a domain that ends inside blocks, more rows than bands divide.
+        let grid = crate::grid::quadtree::build(300, 203, 3, &|f| f.i0 < 64);
+        assert!(grid.levels == 3 && grid.blocks_per_level().iter().all(|&n| n > 0));
+        let stored: Vec<[f32; 4]> = (0..grid.stored_cells())
+            .map(|k| [k as f32, -(k as f32), 0.5 * k as f32, 7.0])
+            .collect();
+        let fields = super::Fields::from_stored(&grid, &stored);
+        let expected = grid.from_storage(&stored);
+        assert_eq!(fields.depth.len(), 300 * 203);
+        for (c, e) in expected.iter().enumerate() {
+            let got = [fields.depth[c], fields.hu[c], fields.hv[c]];
+            assert_eq!(got, [e[0], e[1], e[2]], "cell {c}");
         }
     }
 }

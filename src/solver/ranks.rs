@@ -728,12 +728,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// Finest-level fields on rank 0; every rank must call this.
     pub fn read_fields(&self) -> Option<Fields> {
         let stored: Vec<[f32; 4]> = self.gather_stored(&self.sim.buffers.state_a)?;
-        let domain = self.model.grid.from_storage(&stored);
-        Some(Fields {
-            depth: domain.iter().map(|s| s[0]).collect(),
-            hu: domain.iter().map(|s| s[1]).collect(),
-            hv: domain.iter().map(|s| s[2]).collect(),
-        })
+        Some(Fields::from_stored(&self.model.grid, &stored))
     }
 
     /// (h, hu, hv) at finest cells (i, j), on rank 0: each rank reads the ones it owns.
