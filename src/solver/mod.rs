@@ -906,25 +906,29 @@ impl<'g> Simulation<'g> {
 
     /// (h, hu, hv) at the given domain cells, in one copy and one wait.
     pub fn read_cells(&self, cells: &[(usize, usize)]) -> Vec<[f32; 3]> {
-        if cells.is_empty() {
+        let stored: Vec<usize> = cells
+            .iter()
+            .map(|&(i, j)| self.grid.storage_index(i, j))
+            .collect();
+        self.read_stored_cells(&stored)
+    }
+
+    /// (h, hu, hv) of the given stored cells (indices into this simulation's storage), in
+    /// one submission and one wait, however many there are.
+    pub(crate) fn read_stored_cells(&self, stored: &[usize]) -> Vec<[f32; 3]> {
+        if stored.is_empty() {
             return Vec::new();
         }
         let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gauges"),
-            size: (cells.len() * 16) as u64,
+            size: (stored.len() * 16) as u64,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        for (k, &(i, j)) in cells.iter().enumerate() {
-            let offset = (self.grid.storage_index(i, j) * 16) as u64;
-            encoder.copy_buffer_to_buffer(
-                &self.buffers.state_a,
-                offset,
-                &staging,
-                (k * 16) as u64,
-                16,
-            );
+        for (k, &index) in stored.iter().enumerate() {
+            let (from, to) = ((index * 16) as u64, (k * 16) as u64);
+            encoder.copy_buffer_to_buffer(&self.buffers.state_a, from, &staging, to, 16);
         }
         self.gpu.queue.submit([encoder.finish()]);
         self.gpu.map_and_wait(&staging);

@@ -733,19 +733,24 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// (h, hu, hv) at finest cells (i, j), on rank 0: each rank reads the ones it owns.
     pub fn read_cells(&self, grid: &BlockGrid, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        let mine: Vec<u8> = cells
+        // This rank's cells, each with its place in `cells`, read in one submission.
+        let (places, stored): (Vec<u32>, Vec<usize>) = cells
             .iter()
             .enumerate()
             .filter_map(|(k, &(i, j))| {
                 let g = grid.storage_index(i, j);
                 let l = self.local_cell.get(&((g / CELLS_PER_BLOCK) as u32))?;
-                let at = (*l as usize * CELLS_PER_BLOCK + g % CELLS_PER_BLOCK) as u64 * 16;
-                let s: Vec<[f32; 4]> = self.sim.gpu.read_buffer(&self.sim.buffers.state_a, at, 1);
-                let mut b = (k as u32).to_le_bytes().to_vec();
-                b.extend_from_slice(bytemuck::cast_slice(&s[0][..3]));
-                Some(b)
+                Some((
+                    k as u32,
+                    *l as usize * CELLS_PER_BLOCK + g % CELLS_PER_BLOCK,
+                ))
             })
-            .flatten()
+            .unzip();
+        let values = self.sim.read_stored_cells(&stored);
+        let mine: Vec<u8> = places
+            .iter()
+            .zip(&values)
+            .flat_map(|(k, v)| [&k.to_le_bytes()[..], bytemuck::cast_slice(&v[..])].concat())
             .collect();
         let all = self.comm.gather(mine)?;
         let mut out = vec![[0.0f32; 3]; cells.len()];
