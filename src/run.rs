@@ -6,7 +6,7 @@ use crate::io::animation::Animation;
 use crate::io::outputs::{self, GaugeFiles};
 use crate::io::writer::BackgroundWriter;
 use crate::scenario::model::Model;
-use crate::solver::{Fields, Simulation, Status, Stepper};
+use crate::solver::{Fields, Simulation, Snapshot, Status, Stepper};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -299,7 +299,10 @@ fn step_through<'s>(
             record_balance(sim, files, model, target, fields, dir)?;
         }
         if checkpoints.contains(&target) {
-            timed(&mut clock.reading, || write_checkpoint(sim, model, dir))?;
+            // Every rank takes part in reading the state; rank 0 gets it and hands it over.
+            if let Some(snapshot) = timed(&mut clock.reading, || sim.snapshot()) {
+                writer.write(move || write_checkpoint(model, dir, &snapshot))?;
+            }
         }
     }
     reporter.finish(sim.status());
@@ -566,13 +569,11 @@ fn record_balance(
     Ok(())
 }
 
-fn write_checkpoint(sim: &dyn Stepper, model: &Model, dir: &Path) -> Result<()> {
-    let Some(snapshot) = sim.snapshot() else {
-        return Ok(());
-    };
+/// Writes a checkpoint of `snapshot` and keeps the last two.
+fn write_checkpoint(model: &Model, dir: &Path, snapshot: &Snapshot) -> Result<()> {
     let t = snapshot.resume.t.0 as f64 + snapshot.resume.t.1 as f64;
     let path = dir.join(crate::io::checkpoint::file_name(t));
-    crate::io::checkpoint::write(&path, model, &snapshot).map_err(|e| {
+    crate::io::checkpoint::write(&path, model, snapshot).map_err(|e| {
         io_err(
             &path,
             format!("{e} (the previous checkpoint, if any, is intact)"),
