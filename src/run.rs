@@ -200,7 +200,8 @@ impl<'a> Files<'a> {
 /// Where a run's wall clock went, in seconds (rank 0's view).
 #[derive(Clone, Copy, Debug, Default)]
 struct WallClock {
-    /// Reading the terrain, building the grid and the GPU's buffers and pipelines.
+    /// The GPU's buffers and pipelines (and on ranks the partition); loading the scenario
+    /// comes before the run's clock starts.
     setup: f64,
     /// Inside the time loop's steps, until each stop's state is on the GPU.
     stepping: f64,
