@@ -142,10 +142,12 @@ fn dispatch(command: Command) -> Result<()> {
             profile,
             split,
         } => {
+            let loading = std::time::Instant::now();
             let mut model = scenario::load_with(&scenario, &overrides)?;
             if let Some(file) = &restart {
                 quadflood::io::checkpoint::restore(file, &mut model)?;
             }
+            let loading_s = loading.elapsed().as_secs_f64();
             if let Some(s) = checkpoint_every.filter(|s| !(*s > 0.0 && s.is_finite())) {
                 return Err(InputError::new(format!(
                     "expected a positive number of seconds, found {s}"
@@ -166,6 +168,7 @@ fn dispatch(command: Command) -> Result<()> {
                 progress,
                 checkpoint_every,
                 profile,
+                loading_s,
             };
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
@@ -347,7 +350,8 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
     let part = |key: &str| clock[key].as_f64().unwrap_or(0.0);
     if clock.is_object() {
         println!(
-            "wall clock: setup {:.2} s, stepping {:.2} s, reading results {:.2} s, writing files {:.2} s",
+            "wall clock: loading the scenario {:.2} s, then setup {:.2} s, stepping {:.2} s, reading results {:.2} s, writing files {:.2} s",
+            part("loading_scenario"),
             part("setup"),
             part("stepping"),
             part("reading_results"),

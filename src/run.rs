@@ -28,6 +28,9 @@ pub struct RunOptions {
     pub checkpoint_every: Option<f64>,
     /// GPU timestamps around every kernel (`--profile`), where the adapter has them.
     pub profile: bool,
+    /// Seconds spent loading the scenario (and a restart's checkpoint) before the run's
+    /// clock started; reported beside the run's own wall clock.
+    pub loading_s: f64,
 }
 
 /// Totals of a finished run (also written to `summary.json`).
@@ -127,6 +130,7 @@ pub fn run_ranked(
         progress: if root { opts.progress } else { Progress::Quiet },
         checkpoint_every: opts.checkpoint_every,
         profile: opts.profile,
+        loading_s: opts.loading_s,
     };
     if opts.profile && !ranked.enable_profiling() && root {
         eprintln!(
@@ -379,6 +383,8 @@ fn finish<'s>(
     };
     summary.json = summary_json(run.gpu, model, &summary);
     summary.json["wall_clock_s"] = clock.json(summary.wall_s);
+    // Before the run's clock started, so not a part of wall_s.
+    summary.json["wall_clock_s"]["loading_scenario"] = run.opts.loading_s.into();
     summary.json["ranks"] = run.ranks.into();
     if let Some(reports) = reports {
         summary.json["per_rank"] = reports.into();

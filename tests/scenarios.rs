@@ -186,7 +186,7 @@ fn check_wall_clock(stem: &str, out: &Path) {
         (sum - wall).abs() < 1e-3 * wall.max(1.0),
         "{stem}: {clock} against {wall} s"
     );
-    for p in ["setup", "stepping", "writing_files"] {
+    for p in ["setup", "stepping", "writing_files", "loading_scenario"] {
         assert!(clock[p].as_f64().unwrap() > 0.0, "{stem}: {p} not measured");
     }
 }
