@@ -52,6 +52,36 @@ impl Raster {
 
     /// NaN counts as nodata too.
     pub fn is_nodata(&self, v: f64) -> bool {
+        self.header().is_nodata(v)
+    }
+
+    pub fn header(&self) -> GridHeader {
+        GridHeader {
+            ncols: self.ncols,
+            nrows: self.nrows,
+            xll: self.xll,
+            yll: self.yll,
+            cellsize: self.cellsize,
+            nodata: self.nodata,
+        }
+    }
+}
+
+/// Where a raster lies and its nodata value: a `Raster` without its values, for maps
+/// whose values are computed as they are written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GridHeader {
+    pub ncols: usize,
+    pub nrows: usize,
+    pub xll: f64,
+    pub yll: f64,
+    pub cellsize: f64,
+    pub nodata: Option<f64>,
+}
+
+impl GridHeader {
+    /// NaN counts as nodata too.
+    pub fn is_nodata(&self, v: f64) -> bool {
         v.is_nan() || self.nodata == Some(v)
     }
 }
@@ -320,6 +350,16 @@ fn flip_rows(data: &mut [f64], ncols: usize) {
 /// back to the same f32); nodata cells go out as the nodata value's own f64 text, so they
 /// still match it exactly when read back.
 pub fn write_ascii_grid(path: &Path, r: &Raster) -> std::io::Result<()> {
+    write_ascii_values(path, &r.header(), |col, row| r.get(col, row))
+}
+
+/// `write_ascii_grid` of the values `value(col, row)` (row 0 south), computed row by row
+/// as they are written.
+pub fn write_ascii_values(
+    path: &Path,
+    r: &GridHeader,
+    value: impl Fn(usize, usize) -> f64,
+) -> std::io::Result<()> {
     let mut f = BufWriter::with_capacity(1 << 16, std::fs::File::create(path)?);
     writeln!(f, "ncols {}", r.ncols)?;
     writeln!(f, "nrows {}", r.nrows)?;
@@ -338,7 +378,7 @@ pub fn write_ascii_grid(path: &Path, r: &Raster) -> std::io::Result<()> {
             if col > 0 {
                 line.push(b' ');
             }
-            let v = r.get(col, row);
+            let v = value(col, row);
             match &nodata_text {
                 Some(nd) if r.is_nodata(v) => line.extend_from_slice(nd.as_bytes()),
                 _ => push_f32(&mut line, v as f32, &mut digits),

@@ -3,6 +3,8 @@
 //! names lines in its errors; everything else goes through GDAL (feature `gdal`).
 
 use crate::error::InputError;
+#[cfg(feature = "gdal")]
+use crate::io::ascii_grid::GridHeader;
 use crate::io::ascii_grid::{read_ascii_grid, Raster};
 use std::path::Path;
 
@@ -209,6 +211,18 @@ pub fn read_onto(path: &Path, _target: &TargetGrid) -> Result<GeoRaster, InputEr
 /// Writes a Float32 GeoTIFF, tiled and compressed, with the CRS and nodata value.
 #[cfg(feature = "gdal")]
 pub fn write_geotiff(path: &Path, r: &Raster, crs: Option<&str>) -> std::io::Result<()> {
+    write_geotiff_values(path, &r.header(), |col, row| r.get(col, row), crs)
+}
+
+/// `write_geotiff` of the values `value(col, row)` (row 0 south), gathered straight into
+/// the f32 rows GDAL writes.
+#[cfg(feature = "gdal")]
+pub fn write_geotiff_values(
+    path: &Path,
+    r: &GridHeader,
+    value: impl Fn(usize, usize) -> f64,
+    crs: Option<&str>,
+) -> std::io::Result<()> {
     use gdal::raster::{Buffer, RasterCreationOptions};
     let io = |e: gdal::errors::GdalError| std::io::Error::other(format!("{}: {e}", path.display()));
     let driver = gdal::DriverManager::get_driver_by_name("GTiff").map_err(io)?;
@@ -230,11 +244,7 @@ pub fn write_geotiff(path: &Path, r: &Raster, crs: Option<&str>) -> std::io::Res
         band.set_no_data_value(r.nodata).map_err(io)?;
         let mut rows = Vec::with_capacity(r.ncols * r.nrows);
         for row in (0..r.nrows).rev() {
-            rows.extend(
-                r.data[row * r.ncols..(row + 1) * r.ncols]
-                    .iter()
-                    .map(|&v| v as f32),
-            );
+            rows.extend((0..r.ncols).map(|col| value(col, row) as f32));
         }
         let mut buffer = Buffer::new((r.ncols, r.nrows), rows);
         band.write((0, 0), (r.ncols, r.nrows), &mut buffer)

@@ -2,7 +2,7 @@
 //! gauge series, and the run summary. Rasters are GeoTIFFs with the terrain's CRS (ESRI
 //! ASCII grids in a build without GDAL, or when the scenario asks).
 
-use crate::io::ascii_grid::{write_ascii_grid, Raster};
+use crate::io::ascii_grid::{write_ascii_values, GridHeader};
 use crate::io::quicklook::{write_quicklook, QuickLook};
 use crate::io::writer::{write_maps, MapTask};
 use crate::scenario::maxima::Peak;
@@ -17,20 +17,6 @@ pub const NODATA: f64 = -9999.0;
 /// Label of an output time in file names: seconds, zero-padded so files sort in time.
 pub fn time_label(t: f64) -> String {
     format!("{:09.1}s", t)
-}
-
-fn raster_of(model: &Model, values: impl Iterator<Item = f64>) -> Raster {
-    let mut r = Raster::new(
-        model.nx(),
-        model.ny(),
-        model.origin.0,
-        model.origin.1,
-        model.cell_size,
-        Some(NODATA),
-        NODATA,
-    );
-    r.data = values.collect();
-    r
 }
 
 /// Flow speed (m/s) of every cell: zero where the cell is too shallow to carry velocity.
@@ -74,12 +60,26 @@ impl Maps {
         value: impl Fn(usize) -> Option<f64>,
     ) -> std::io::Result<PathBuf> {
         let path = dir.join(format!("{name}.{}", model.raster_format.extension()));
-        let raster = self.raster(model, value);
+        let header = GridHeader {
+            ncols: model.nx(),
+            nrows: model.ny(),
+            xll: model.origin.0,
+            yll: model.origin.1,
+            cellsize: model.cell_size,
+            nodata: Some(NODATA),
+        };
+        let at = |col: usize, row: usize| {
+            let c = col + header.ncols * row;
+            match self.valid[c] {
+                true => value(c).unwrap_or(NODATA),
+                false => NODATA,
+            }
+        };
         let written = match model.raster_format {
-            RasterFormat::Ascii => write_ascii_grid(&path, &raster),
+            RasterFormat::Ascii => write_ascii_values(&path, &header, at),
             #[cfg(feature = "gdal")]
             RasterFormat::GeoTiff => {
-                crate::io::georaster::write_geotiff(&path, &raster, model.crs.as_deref())
+                crate::io::georaster::write_geotiff_values(&path, &header, at, model.crs.as_deref())
             }
             #[cfg(not(feature = "gdal"))]
             RasterFormat::GeoTiff => unreachable!("the scenario refuses geotiff without GDAL"),
@@ -98,20 +98,6 @@ impl Maps {
         value: impl Fn(usize) -> Option<f64> + Send + 'a,
     ) -> MapTask<'a> {
         Box::new(move || self.write(dir, model, &name, value))
-    }
-
-    /// A raster of `value(c)` over valid cells, nodata elsewhere.
-    fn raster(&self, model: &Model, value: impl Fn(usize) -> Option<f64>) -> Raster {
-        raster_of(
-            model,
-            (0..self.bed.len()).map(|c| {
-                if self.valid[c] {
-                    value(c).unwrap_or(NODATA)
-                } else {
-                    NODATA
-                }
-            }),
-        )
     }
 }
 
