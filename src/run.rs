@@ -778,13 +778,12 @@ impl Reporter {
         }
     }
 
+    /// The time loop's end; the last maps may take a while yet, so say so.
     fn finish(&mut self, s: &Status) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
-        if self.bar.is_none() && (self.plain || self.bar.is_some()) {
+        let had_bar = self.bar.take().map(|bar| bar.finish_and_clear()).is_some();
+        if had_bar || self.plain {
             eprintln!(
-                "done: t = {:.3} s after {} steps in {:.1} s",
+                "done: t = {:.3} s after {} steps in {:.1} s; writing the last results",
                 s.t,
                 s.steps,
                 self.started.elapsed().as_secs_f64()
