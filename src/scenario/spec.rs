@@ -137,6 +137,18 @@ pub struct InitialSpec {
     pub raster: Option<InitialRaster>,
 }
 
+impl InitialSpec {
+    /// No water and no velocity anywhere: nothing to check or place.
+    pub fn is_dry(&self) -> bool {
+        self.water_level.is_none()
+            && self.depth.is_none()
+            && self.u.is_none()
+            && self.v.is_none()
+            && self.regions.is_empty()
+            && self.raster.is_none()
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegionSpec {
