@@ -540,24 +540,22 @@ fn resample(r: &Raster, frame: &Frame) -> Vec<f64> {
     let rc = r.cellsize;
     // Raster column (or row) whose centre is the first at or after map offset `o`.
     let first = |o: f64| ((o / rc - 0.5).ceil().max(0.0)) as usize;
-    frame
-        .cells()
-        .map(|(c, _, _)| {
-            let (i, j) = (c % frame.nx, c / frame.nx);
-            let (x0, y0) = (i as f64 * frame.dx, j as f64 * frame.dx);
-            let (c0, c1) = (first(x0), first(x0 + frame.dx).min(r.ncols));
-            let (r0, r1) = (first(y0), first(y0 + frame.dx).min(r.nrows));
-            if frame.dx > rc && c1 > c0 && r1 > r0 {
-                let sum: f64 = (r0..r1)
-                    .flat_map(|row| (c0..c1).map(move |col| (col, row)))
-                    .map(|(col, row)| r.get(col, row))
-                    .sum();
-                sum / ((c1 - c0) * (r1 - r0)) as f64
-            } else {
-                bilinear(r, x0 + 0.5 * frame.dx, y0 + 0.5 * frame.dx)
-            }
-        })
-        .collect()
+    // Cell by cell, on every core: the longest part of loading a fine model grid.
+    crate::parallel::map(frame.nx * frame.ny, |c| {
+        let (i, j) = (c % frame.nx, c / frame.nx);
+        let (x0, y0) = (i as f64 * frame.dx, j as f64 * frame.dx);
+        let (c0, c1) = (first(x0), first(x0 + frame.dx).min(r.ncols));
+        let (r0, r1) = (first(y0), first(y0 + frame.dx).min(r.nrows));
+        if frame.dx > rc && c1 > c0 && r1 > r0 {
+            let sum: f64 = (r0..r1)
+                .flat_map(|row| (c0..c1).map(move |col| (col, row)))
+                .map(|(col, row)| r.get(col, row))
+                .sum();
+            sum / ((c1 - c0) * (r1 - r0)) as f64
+        } else {
+            bilinear(r, x0 + 0.5 * frame.dx, y0 + 0.5 * frame.dx)
+        }
+    })
 }
 
 /// Bilinear interpolation between raster cell centres, at map offsets (x, y) from the
