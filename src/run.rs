@@ -346,24 +346,19 @@ fn finish<'s>(
         .numerics
         .track_maxima
         .then(|| grid.from_storage(&snapshot.resume.maxima));
+    let max_depth: Vec<f32> = match &peaks {
+        Some(peaks) => peaks.iter().map(|p| p.depth).collect(),
+        None => fields.depth.clone(),
+    };
+    let gif = animation.map(|a| move || a.write(&dir.join("flood.gif")).map_err(Error::Io));
     timed(&mut clock.files, || {
-        std::thread::scope(|s| {
-            let gif = animation.map(|a| s.spawn(move || a.write(&dir.join("flood.gif"))));
-            if let Some(peaks) = &peaks {
-                write_maxima(dir, model, files.maps, peaks)?;
-            }
-            match gif.map(|g| g.join().expect("the animation writer panicked")) {
-                Some(Err(e)) => Err(Error::Io(e)),
-                _ => Ok(()),
-            }
+        beside(gif, || match &peaks {
+            Some(peaks) => write_maxima(dir, model, files.maps, peaks, &max_depth),
+            None => Ok(()),
         })
     })?;
     writer.finish()?;
     clock.files += writer.waited_s;
-    let max_depth = match &peaks {
-        Some(peaks) => peaks.iter().map(|p| p.depth).collect(),
-        None => fields.depth.clone(),
-    };
     let status = Status {
         // On ranks the status is rank 0's own; the snapshot counts every rank's updates.
         cell_updates: snapshot.resume.cell_updates,
@@ -410,11 +405,11 @@ fn write_maxima(
     model: &Model,
     maps: &outputs::Maps,
     peaks: &[crate::scenario::maxima::Peak],
+    max_depth: &[f32],
 ) -> Result<()> {
     let quicklook = model.write_png.then_some(|| {
-        let max_depth: Vec<f32> = peaks.iter().map(|p| p.depth).collect();
         let title = "maximum depth".into();
-        outputs::write_depth_png(dir, "max_depth.png", title, model, maps, &max_depth)
+        outputs::write_depth_png(dir, "max_depth.png", title, model, maps, max_depth)
             .map_err(Error::Io)
     });
     beside(quicklook, || {
@@ -665,16 +660,16 @@ fn write_outputs(
     })
 }
 
-/// Runs `maps` and, when there is one, `quicklook` on a thread beside it (drawing a
-/// quick-look takes as long as writing a map); the first error.
-fn beside<T>(
-    quicklook: Option<impl FnOnce() -> Result<PathBuf> + Send>,
-    maps: impl FnOnce() -> Result<T>,
+/// Runs `main` and, when there is one, `side` on a thread beside it (drawing a quick-look
+/// or an animation takes as long as writing a map); the first error.
+fn beside<A: Send, B>(
+    side: Option<impl FnOnce() -> Result<A> + Send>,
+    main: impl FnOnce() -> Result<B>,
 ) -> Result<()> {
     std::thread::scope(|s| {
-        let drawing = quicklook.map(|q| s.spawn(q));
-        maps()?;
-        match drawing.map(|d| d.join().expect("the quick-look writer panicked")) {
+        let running = side.map(|f| s.spawn(f));
+        main()?;
+        match running.map(|r| r.join().expect("a file writer panicked")) {
             Some(Err(e)) => Err(e),
             _ => Ok(()),
         }

@@ -181,15 +181,21 @@ impl BlockGrid {
 
     /// The finest-level row-major field: each finest cell takes the value of the stored
     /// cell that covers it (coarse cells are replicated). Padding is dropped.
-    pub fn from_storage<T: Copy>(&self, stored: &[T]) -> Vec<T> {
+    pub fn from_storage<T: Copy + Send + Sync + Default>(&self, stored: &[T]) -> Vec<T> {
+        self.from_storage_map(stored, |v| *v)
+    }
+
+    /// `from_storage` of `part(v)` of each stored value, on every core (outputs of a large
+    /// grid would otherwise keep the time loop waiting).
+    pub fn from_storage_map<T: Sync, U: Send + Default + Clone>(
+        &self,
+        stored: &[T],
+        part: impl Fn(&T) -> U + Sync,
+    ) -> Vec<U> {
         assert_eq!(stored.len(), self.stored_cells());
-        let mut out = Vec::with_capacity(self.nx * self.ny);
-        for j in 0..self.ny {
-            for i in 0..self.nx {
-                out.push(stored[self.storage_index(i, j)]);
-            }
-        }
-        out
+        crate::parallel::map(self.nx * self.ny, |c| {
+            part(&stored[self.storage_index(c % self.nx, c / self.nx)])
+        })
     }
 
     /// Blocks per level, finest first.

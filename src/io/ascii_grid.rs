@@ -399,7 +399,6 @@ fn push_f32(out: &mut Vec<u8>, v: f32, digits: &mut zmij::Buffer) {
         return;
     }
     let text = digits.format_finite(v).as_bytes();
-
     let (negative, text) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
@@ -408,23 +407,23 @@ fn push_f32(out: &mut Vec<u8>, v: f32, digits: &mut zmij::Buffer) {
         Some(e) => (&text[..e], parse_exponent(&text[e + 1..])),
         None => (text, 0),
     };
-    // The significant digits, and how many of them stand before the decimal point (an
-    // f32 has at most 39 digits before it, and leading zeros are not kept).
+    // The value is 0.d1d2...dn × 10^before_point: the significant digits without leading
+    // zeros (an f32 has at most 39 digits before its point).
     let mut significant = [0u8; 64];
-    let mut n = 0;
-    for &b in mantissa.iter().filter(|&&b| b != b'.') {
-        if n > 0 || b != b'0' {
+    let (mut n, mut before_point, mut past_point) = (0, exponent, false);
+    for &b in mantissa {
+        if b == b'.' {
+            past_point = true;
+            continue;
+        }
+        before_point += i32::from(!past_point);
+        if n == 0 && b == b'0' {
+            before_point -= 1;
+        } else {
             significant[n] = b;
             n += 1;
         }
     }
-    let leading_zeros = mantissa
-        .iter()
-        .take_while(|&&b| b == b'0' || b == b'.')
-        .filter(|&&b| b == b'0')
-        .count() as i32;
-    let point = mantissa.iter().position(|&b| b == b'.');
-    let before_point = point.unwrap_or(mantissa.len()) as i32 - leading_zeros + exponent;
     while n > 0 && significant[n - 1] == b'0' {
         n -= 1;
     }

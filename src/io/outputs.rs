@@ -120,18 +120,18 @@ pub fn write_rasters(
             0.0
         })
     };
-    let map = |name: &str| format!("{name}_{label}");
+    let at_t = |name: &str| format!("{name}_{label}");
     let speed = &speed;
     write_maps(
         maps.bed.len(),
         vec![
-            maps.task(dir, model, map("depth"), |c| Some(f.depth[c] as f64)),
-            maps.task(dir, model, map("level"), |c| {
+            maps.task(dir, model, at_t("depth"), |c| Some(f.depth[c] as f64)),
+            maps.task(dir, model, at_t("level"), |c| {
                 (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
             }),
-            maps.task(dir, model, map("speed"), |c| Some(speed[c] as f64)),
-            maps.task(dir, model, map("u"), move |c| velocity(&f.hu, c)),
-            maps.task(dir, model, map("v"), move |c| velocity(&f.hv, c)),
+            maps.task(dir, model, at_t("speed"), |c| Some(speed[c] as f64)),
+            maps.task(dir, model, at_t("u"), move |c| velocity(&f.hu, c)),
+            maps.task(dir, model, at_t("v"), move |c| velocity(&f.hv, c)),
         ],
     )
 }

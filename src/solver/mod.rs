@@ -253,30 +253,13 @@ pub struct Fields {
 }
 
 impl Fields {
-    /// The fields of a state in storage layout, bands of rows converted side by side (an
-    /// output of a large grid would otherwise keep the time loop waiting).
+    /// The fields of a state in storage layout.
     pub fn from_stored(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {
-        assert_eq!(stored.len(), grid.stored_cells());
-        let (nx, n) = (grid.nx, grid.nx * grid.ny);
-        let (mut depth, mut hu, mut hv) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(8));
-        let band = grid.ny.div_ceil(threads).max(1) * nx;
-        std::thread::scope(|s| {
-            let bands = depth
-                .chunks_mut(band)
-                .zip(hu.chunks_mut(band))
-                .zip(hv.chunks_mut(band));
-            for (k, ((d, u), v)) in bands.enumerate() {
-                s.spawn(move || {
-                    for c in 0..d.len() {
-                        let cell = k * band + c;
-                        let value = stored[grid.storage_index(cell % nx, cell / nx)];
-                        (d[c], u[c], v[c]) = (value[0], value[1], value[2]);
-                    }
-                });
-            }
-        });
-        Fields { depth, hu, hv }
+        Fields {
+            depth: grid.from_storage_map(stored, |s| s[0]),
+            hu: grid.from_storage_map(stored, |s| s[1]),
+            hv: grid.from_storage_map(stored, |s| s[2]),
+        }
     }
 }
 
@@ -1529,18 +1512,20 @@ mod tests {
 
     #[test]
     fn fields_from_storage_match_the_grid_cell_by_cell() {
-        // Three levels, a domain that ends inside blocks, more rows than bands divide.
+        // Three levels, a domain that ends inside blocks, more cells than the cores divide.
         let grid = crate::grid::quadtree::build(300, 203, 3, &|f| f.i0 < 64);
         assert!(grid.levels == 3 && grid.blocks_per_level().iter().all(|&n| n > 0));
         let stored: Vec<[f32; 4]> = (0..grid.stored_cells())
             .map(|k| [k as f32, -(k as f32), 0.5 * k as f32, 7.0])
             .collect();
         let fields = super::Fields::from_stored(&grid, &stored);
-        let expected = grid.from_storage(&stored);
         assert_eq!(fields.depth.len(), 300 * 203);
-        for (c, e) in expected.iter().enumerate() {
-            let got = [fields.depth[c], fields.hu[c], fields.hv[c]];
-            assert_eq!(got, [e[0], e[1], e[2]], "cell {c}");
+        for j in 0..203 {
+            for i in 0..300 {
+                let (c, e) = (i + 300 * j, stored[grid.storage_index(i, j)]);
+                let got = [fields.depth[c], fields.hu[c], fields.hv[c]];
+                assert_eq!(got, [e[0], e[1], e[2]], "cell ({i}, {j})");
+            }
         }
     }
 }
