@@ -6,6 +6,7 @@
 //! [`run`] (a whole run from scenario to outputs), [`exact`] (analytic solutions).
 
 pub mod bench;
+pub mod bench_args;
 pub mod comm;
 pub mod error;
 pub mod exact;

@@ -1,7 +1,7 @@
 //! The `quadflood` command line.
 
 use clap::{Parser, Subcommand};
-use quadflood::error::{Error, InputError, Result};
+use quadflood::error::{Error, Result};
 use quadflood::gpu::{device, Gpu};
 use quadflood::run::{self, Progress, RunOptions};
 use quadflood::{bench, scenario};
@@ -119,7 +119,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
+    let result = dispatch(cli.command);
+    // How the memory limits of `scenario::limits` were measured, and are checked.
+    if std::env::var_os("QUADFLOOD_REPORT_PEAK_MEMORY").is_some() {
+        let peak = scenario::limits::peak_host_bytes().unwrap_or(0);
+        eprintln!("quadflood: peak host memory {peak} bytes");
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("quadflood: {e}");
@@ -148,12 +154,8 @@ fn dispatch(command: Command) -> Result<()> {
                 quadflood::io::checkpoint::restore(file, &mut model)?;
             }
             let loading_s = loading.elapsed().as_secs_f64();
-            if let Some(s) = checkpoint_every.filter(|s| !(*s > 0.0 && s.is_finite())) {
-                return Err(InputError::new(format!(
-                    "expected a positive number of seconds, found {s}"
-                ))
-                .at_key("--checkpoint-every")
-                .into());
+            if let Some(every) = checkpoint_every {
+                scenario::limits::check_checkpoint_every(&model, every)?;
             }
             if let Some(method) = partition {
                 model.partition = method;
@@ -172,9 +174,19 @@ fn dispatch(command: Command) -> Result<()> {
             };
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
-                return run_mpi(&scenario, &model, adapter.as_deref(), &opts, quiet);
+                let options = run_options(&opts, restart.as_deref());
+                return run_mpi(
+                    &scenario,
+                    &model,
+                    adapter.as_deref(),
+                    &opts,
+                    &options,
+                    quiet,
+                );
             }
             let gpu = Gpu::open(adapter.as_deref())?;
+            scenario::limits::check_run_memory(&model, gpu.is_cpu())
+                .map_err(|e| e.in_file(&scenario))?;
             if !quiet {
                 eprintln!(
                     "{}: {}x{} cells of {} m in {} blocks on {}",
@@ -203,8 +215,9 @@ fn dispatch(command: Command) -> Result<()> {
             overrides,
         } => {
             let model = scenario::load_with(&scenario, &overrides)?;
+            let run_bytes = scenario::limits::run_host_bytes(&model, false);
             println!(
-                "{}: ok: {}x{} cells of {} m ({} blocks), {} output times to t = {} s, {} gauges, {} boundary conditions",
+                "{}: ok: {}x{} cells of {} m ({} blocks), {} output times to t = {} s, {} gauges, {} boundary conditions; a run takes about {} of host memory",
                 scenario.display(),
                 model.nx(),
                 model.ny(),
@@ -213,7 +226,8 @@ fn dispatch(command: Command) -> Result<()> {
                 model.output_times.len(),
                 model.t_end,
                 model.gauges.len(),
-                model.bc_defs.len()
+                model.bc_defs.len(),
+                scenario::limits::gb(run_bytes)
             );
             Ok(())
         }
@@ -275,10 +289,21 @@ fn dispatch(command: Command) -> Result<()> {
             levels,
         } => {
             let levels = levels as usize;
+            let args = |gpu: &Gpu, pieces: usize, pieces_flag| {
+                let n = n.unwrap_or_else(|| bench::default_n(gpu));
+                let args = quadflood::bench_args::BenchArgs {
+                    n,
+                    ny: ny.unwrap_or(n),
+                    steps,
+                    pieces,
+                    pieces_flag,
+                };
+                quadflood::bench_args::check(gpu, &args).map(|()| args)
+            };
             if let Some(k) = split {
                 let gpu = Gpu::open(adapter.as_deref())?;
-                let n = n.unwrap_or_else(|| bench::default_n(&gpu));
-                let figures = bench::split(&gpu, k.max(1), n, ny.unwrap_or(n), steps)?;
+                let quadflood::bench_args::BenchArgs { n, ny, .. } = args(&gpu, k, "--split")?;
+                let figures = bench::split(&gpu, k, n, ny, steps)?;
                 let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
                 println!("{text}");
                 if let Some(path) = json {
@@ -289,19 +314,18 @@ fn dispatch(command: Command) -> Result<()> {
             }
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
-                let n = n.unwrap_or(4096);
-                let model = bench::dam_break_on_levels(n, ny.unwrap_or(n), levels);
-                return bench_mpi(adapter.as_deref(), &model, steps, json);
+                let (n, ny) = (n.unwrap_or(4096), ny.unwrap_or(n.unwrap_or(4096)));
+                return bench_mpi(adapter.as_deref(), (n, ny, levels), steps, json);
             }
             let gpu = Gpu::open(adapter.as_deref())?;
-            let n = n.unwrap_or_else(|| bench::default_n(&gpu));
-            let model = bench::dam_break_on_levels(n, ny.unwrap_or(n), levels);
+            let quadflood::bench_args::BenchArgs { n, ny, .. } = args(&gpu, 1, "--split")?;
+            let model = bench::dam_break_on_levels(n, ny, levels);
             let result = bench::run(&gpu, model, steps, maxima)?;
             println!("{}", result.report());
             let mut figures = result.to_json();
             if profile {
                 let host_us = result.record_us_per_step + result.submit_us_per_step;
-                match bench::profile(&gpu, n, ny.unwrap_or(n), steps)? {
+                match bench::profile(&gpu, n, ny, steps)? {
                     Some(p) => {
                         print!("{}", run::profile_table(&p, host_us));
                         figures["profile"] = run::profile_json(&p, host_us);
@@ -372,7 +396,47 @@ fn warn_if_on_one_core() {
     }
 }
 
-/// A run under mpirun: one rank per GPU. Any rank's failure ends every rank, with a
+/// The run options that shape a run's results, as ranks compare them (see `run_mpi`).
+#[cfg(feature = "mpi")]
+fn run_options(
+    opts: &RunOptions,
+    restart: Option<&std::path::Path>,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("--checkpoint-every", format!("{:?}", opts.checkpoint_every)),
+        ("--profile", opts.profile.to_string()),
+        // The path may differ from node to node; the state it holds is in the digest.
+        ("--restart", restart.is_some().to_string()),
+    ]
+}
+
+/// Every rank shares the digest of what it was given (`comm::agree`); where any differs,
+/// rank 0 says what, and every rank ends with exit code 2 before a file is written.
+#[cfg(feature = "mpi")]
+fn agree_or_stop(
+    comm: quadflood::comm::mpi::MpiComm,
+    digest: &quadflood::scenario::digest::RunDigest,
+) -> quadflood::comm::mpi::MpiComm {
+    use quadflood::comm::Comm;
+    // Lets a test reach what lies beyond a disagreement (tests/mpi_agreement.rs).
+    if std::env::var_os("QUADFLOOD_TEST_SKIP_AGREEMENT").is_some() {
+        return comm;
+    }
+    let Err(e) = quadflood::comm::agree::agree(&comm, digest) else {
+        return comm;
+    };
+    if comm.rank() == 0 {
+        say_whole(&format!("quadflood: {e}"));
+    }
+    // Rank 0 has spoken before any rank leaves (a rank's exit ends the job); then MPI
+    // finishes on every rank.
+    comm.min_u32(0);
+    drop(comm);
+    std::process::exit(e.exit_code());
+}
+
+/// A run under mpirun: one rank per GPU. Ranks that were given different scenarios or
+/// options stop at once (`agree_or_stop`). Any rank's failure ends every rank, with a
 /// message naming the rank, so none waits for the others until a job limit.
 #[cfg(feature = "mpi")]
 fn run_mpi(
@@ -380,6 +444,7 @@ fn run_mpi(
     model: &scenario::model::Model,
     adapter: Option<&str>,
     opts: &RunOptions,
+    options: &[(&str, String)],
     quiet: bool,
 ) -> Result<()> {
     use quadflood::comm::Comm;
@@ -387,6 +452,8 @@ fn run_mpi(
         .ok_or_else(|| Error::Gpu("MPI could not start".into()))?;
     let (rank, size) = (comm.rank(), comm.size());
     comm.abort_on_panic();
+    let digest = quadflood::scenario::digest::RunDigest::of(model, options);
+    let comm = agree_or_stop(comm, &digest);
     let result = (|| -> Result<()> {
         // Lets the tests make one rank fail and check that the others do not hang.
         if std::env::var("QUADFLOOD_TEST_FAIL_RANK").ok() == Some(rank.to_string()) {
@@ -432,11 +499,12 @@ fn say_whole(line: &str) {
     let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }
 
-/// The scaling benchmark under mpirun.
+/// The scaling benchmark under mpirun: ranks agree on their arguments (or stop), which
+/// must suit each rank's GPU.
 #[cfg(feature = "mpi")]
 fn bench_mpi(
     adapter: Option<&str>,
-    model: &quadflood::scenario::model::Model,
+    (n, ny, levels): (usize, usize, usize),
     steps: u64,
     json: Option<PathBuf>,
 ) -> Result<()> {
@@ -444,8 +512,27 @@ fn bench_mpi(
     let comm = quadflood::comm::mpi::MpiComm::init()
         .ok_or_else(|| Error::Gpu("MPI could not start".into()))?;
     comm.abort_on_panic();
-    let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
-    match bench::scaling(&gpu, &comm, model, steps) {
+    let given = [
+        ("--n", n.to_string()),
+        ("--ny", ny.to_string()),
+        ("--levels", levels.to_string()),
+        ("--steps", steps.to_string()),
+    ];
+    let digest = quadflood::scenario::digest::RunDigest::of_options(&given);
+    let comm = agree_or_stop(comm, &digest);
+    let result = Gpu::open_for_rank(adapter, comm.local_rank()).and_then(|gpu| {
+        let args = quadflood::bench_args::BenchArgs {
+            n,
+            ny,
+            steps,
+            pieces: comm.size(),
+            pieces_flag: "mpirun -n",
+        };
+        quadflood::bench_args::check(&gpu, &args)?;
+        let model = bench::dam_break_on_levels(n, ny, levels);
+        bench::scaling(&gpu, &comm, &model, steps)
+    });
+    match result {
         Ok(Some(figures)) => {
             let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
             println!("{text}");

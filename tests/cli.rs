@@ -92,7 +92,7 @@ fn bad_scenarios_exit_with_code_2() {
         d,
         "cfl_zero",
         &GOOD.replace("end = 10.0", "end = 10.0\ncfl = 0.0"),
-        &["time.cfl", "0 < cfl <= 0.5"],
+        &["time.cfl", "0.01 <= cfl <= 0.5"],
     );
     refuses(
         d,

@@ -127,7 +127,7 @@ fn bad_vector_inputs_are_refused_with_the_file_and_key() {
         (
             r#"{ vector = "missing.geojson" }"#,
             polygon,
-            vec!["missing.geojson", "cannot open"],
+            vec!["missing.geojson", "No such file or directory"],
         ),
         (
             line,

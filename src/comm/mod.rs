@@ -2,6 +2,7 @@
 //! [`threads::ThreadComm`] runs several ranks as threads of one process (tests, and several
 //! GPUs without MPI), and `mpi::MpiComm` (feature `mpi`) uses the MPI library.
 
+pub mod agree;
 pub mod threads;
 
 #[cfg(feature = "mpi")]

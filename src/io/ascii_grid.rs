@@ -155,9 +155,15 @@ struct Header {
     nodata: Option<f64>,
 }
 
+/// The header lies in a grid's first bytes, in lines no longer than this.
+const HEADER_BYTES: u64 = 64 << 10;
+const MAX_HEADER_LINE: usize = 1024;
+/// Bytes a value may take in the file, with the blanks around it: the file's size is
+/// bounded by its header's ncols × nrows.
+const MAX_VALUE_BYTES: u64 = 64;
+
 pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError::new(format!("cannot read: {e}")).in_file(path))?;
+    let text = read_bounded(path)?;
     let mut tokens = Tokens::new(&text);
     let entries = read_header_entries(&mut tokens, path)?;
     let h = check_header(&entries, path)?;
@@ -172,6 +178,36 @@ pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
         nodata: h.nodata,
         data,
     })
+}
+
+/// The file's text, read only as far as its header says it can reach: a path to an endless
+/// device or a huge file ends at once, with an error naming it.
+fn read_bounded(path: &Path) -> Result<String, InputError> {
+    let head = crate::io::bounded::read_prefix(path, HEADER_BYTES)?;
+    let first = head.split('\n').next().unwrap_or("");
+    if first.len() > MAX_HEADER_LINE {
+        return Err(InputError::new(format!(
+            "line 1 is longer than {MAX_HEADER_LINE} bytes: expected an ESRI ASCII grid header \
+             (ncols, nrows, xllcorner, yllcorner, cellsize, one per line)"
+        ))
+        .in_file(path));
+    }
+    // Whole lines only, when the file goes on past the prefix.
+    let lines = match head.rfind('\n') {
+        Some(k) if head.len() as u64 >= HEADER_BYTES => &head[..k + 1],
+        _ => &head,
+    };
+    let h = check_header(&read_header_entries(&mut Tokens::new(lines), path)?, path)?;
+    let values = (h.ncols as u64).saturating_mul(h.nrows as u64);
+    let max = HEADER_BYTES.saturating_add(values.saturating_mul(MAX_VALUE_BYTES));
+    crate::io::bounded::read_text(
+        path,
+        max,
+        &format!(
+            "its header's {} x {} values at {MAX_VALUE_BYTES} bytes each at most",
+            h.ncols, h.nrows
+        ),
+    )
 }
 
 /// Reads `key value` pairs until the first word that is not a header key.

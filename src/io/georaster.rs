@@ -6,7 +6,8 @@ use crate::error::InputError;
 #[cfg(feature = "gdal")]
 use crate::io::ascii_grid::GridHeader;
 use crate::io::ascii_grid::{read_ascii_grid, Raster};
-use std::path::Path;
+use crate::io::crs;
+use std::path::{Path, PathBuf};
 
 /// A raster and its coordinate reference system (WKT), when the file states one.
 #[derive(Clone, Debug)]
@@ -20,15 +21,32 @@ fn is_ascii_grid(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("asc"))
 }
 
-/// Reads a raster: `.asc` with quadflood's reader, anything else with GDAL.
+/// Reads a raster: `.asc` with quadflood's reader (its CRS from the `.prj` beside it),
+/// anything else with GDAL. A CRS it states must be projected in metres.
 pub fn read(path: &Path) -> Result<GeoRaster, InputError> {
-    if is_ascii_grid(path) {
-        return Ok(GeoRaster {
-            raster: read_ascii_grid(path)?,
-            crs: None,
-        });
+    let (g, crs_file) = read_as_stated(path)?;
+    if let Some(wkt) = &g.crs {
+        crs::require_projected_metres(wkt, &crs_file)?;
     }
-    read_gdal(path)
+    Ok(g)
+}
+
+/// A raster with the CRS it states, unchecked, and the file that states it.
+fn read_as_stated(path: &Path) -> Result<(GeoRaster, PathBuf), InputError> {
+    if !is_ascii_grid(path) {
+        return Ok((read_gdal(path)?, path.to_path_buf()));
+    }
+    let raster = read_ascii_grid(path)?;
+    Ok(match crs::read_prj(path)? {
+        Some((prj, wkt)) => (
+            GeoRaster {
+                raster,
+                crs: Some(wkt),
+            },
+            prj,
+        ),
+        None => (GeoRaster { raster, crs: None }, path.to_path_buf()),
+    })
 }
 
 /// Whether two CRSs (WKT) are the same system, whatever their spelling.
@@ -69,11 +87,10 @@ fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
 #[cfg(feature = "gdal")]
 fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
     let fail = |m: String| InputError::new(m).in_file(path);
-    if !path.exists() {
-        return Err(fail("cannot read: No such file or directory".into()));
-    }
+    crate::io::bounded::gdal_input(path, u64::MAX, "")?;
     let ds = gdal::Dataset::open(path).map_err(|e| fail(format!("GDAL cannot open it: {e}")))?;
     let (ncols, nrows) = ds.raster_size();
+    fits_in_memory(ncols, nrows, path)?;
     let gt = ds
         .geo_transform()
         .map_err(|e| fail(format!("no geotransform: {e}")))?;
@@ -86,18 +103,7 @@ fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
             gt[1], gt[5]
         )));
     }
-    let crs = match ds.spatial_ref() {
-        Ok(srs) => {
-            if srs.is_geographic() {
-                return Err(fail(format!(
-                    "its CRS ({}) is geographic (degrees); quadflood needs a projected CRS in metres: reproject first, e.g. gdalwarp -t_srs EPSG:<UTM zone>",
-                    srs.name().unwrap_or_default()
-                )));
-            }
-            srs.to_wkt().ok()
-        }
-        Err(_) => None,
-    };
+    let crs = ds.spatial_ref().ok().and_then(|srs| srs.to_wkt().ok());
     let band = ds
         .rasterband(1)
         .map_err(|e| fail(format!("no band 1: {e}")))?;
@@ -116,6 +122,24 @@ fn read_gdal(path: &Path) -> Result<GeoRaster, InputError> {
     );
     fill_from_north(&mut raster, buffer.data());
     Ok(GeoRaster { raster, crs })
+}
+
+/// Refuses a raster whose cells would not fit in memory as read (GDAL's f64 buffer and
+/// our copy of it): a header can claim any size.
+#[cfg(feature = "gdal")]
+fn fits_in_memory(ncols: usize, nrows: usize, path: &Path) -> Result<(), InputError> {
+    let need = (ncols as u64)
+        .saturating_mul(nrows as u64)
+        .saturating_mul(16);
+    match crate::scenario::limits::host_memory() {
+        Some(have) if need > have => Err(InputError::new(format!(
+            "its {ncols} x {nrows} cells take {:.1} GB of memory to read, and {:.1} GB is available: clip or coarsen it (gdalwarp -te, -tr)",
+            need as f64 / 1e9,
+            have as f64 / 1e9
+        ))
+        .in_file(path)),
+        _ => Ok(()),
+    }
 }
 
 /// Fills a raster (row 0 south) from GDAL's rows, which run from the north.
@@ -146,17 +170,17 @@ pub fn read_onto(path: &Path, target: &TargetGrid) -> Result<GeoRaster, InputErr
     use gdal::raster::{reproject, Buffer};
     use gdal::spatial_ref::SpatialRef;
     let fail = |m: String| InputError::new(m).in_file(path);
-    if is_ascii_grid(path) || !path.exists() {
-        return read(path);
-    }
-    let src = gdal::Dataset::open(path).map_err(|e| fail(format!("GDAL cannot open it: {e}")))?;
-    let Ok(src_crs) = src.spatial_ref() else {
-        return read(path); // no CRS: taken to be the terrain's, as for any raster
+    let (stated, _) = read_as_stated(path)?;
+    // No CRS: taken to be the terrain's, as for any raster.
+    let Some(src_wkt) = &stated.crs else {
+        return Ok(stated);
     };
-    let target_crs = SpatialRef::from_wkt(&target.crs).map_err(|e| fail(e.to_string()))?;
-    if src_crs == target_crs {
-        return read(path);
+    if same_crs(src_wkt, &target.crs) {
+        return Ok(stated);
     }
+    let target_crs = SpatialRef::from_wkt(&target.crs).map_err(|e| fail(e.to_string()))?;
+    // GDAL reads an ESRI ASCII grid and the .prj beside it too.
+    let src = gdal::Dataset::open(path).map_err(|e| fail(format!("GDAL cannot open it: {e}")))?;
     let io = |e: gdal::errors::GdalError| fail(format!("cannot warp it onto the model's CRS: {e}"));
     let driver = gdal::DriverManager::get_driver_by_name("MEM").map_err(io)?;
     let mut dst = driver

@@ -1,6 +1,8 @@
 pub mod animation;
 pub mod ascii_grid;
+pub mod bounded;
 pub mod checkpoint;
+pub mod crs;
 pub mod georaster;
 pub mod gridmap;
 pub mod outputs;

@@ -76,7 +76,12 @@ impl Maps {
             }
         };
         let written = match model.raster_format {
-            RasterFormat::Ascii => write_ascii_values(&path, &header, at),
+            // GIS tools take an ESRI ASCII grid's CRS from the .prj beside it.
+            RasterFormat::Ascii => write_ascii_values(&path, &header, at).and_then(|()| {
+                model.crs.as_deref().map_or(Ok(()), |wkt| {
+                    crate::io::crs::write_prj(&path, wkt).map(drop)
+                })
+            }),
             #[cfg(feature = "gdal")]
             RasterFormat::GeoTiff => {
                 crate::io::georaster::write_geotiff_values(&path, &header, at, model.crs.as_deref())

@@ -34,6 +34,11 @@ pub struct Shape {
 pub fn read(path: &Path, feature: Option<&str>, want: Want) -> Result<Shape, InputError> {
     use gdal::vector::LayerAccess;
     let fail = |m: String| InputError::new(m).in_file(path);
+    crate::io::bounded::gdal_input(
+        path,
+        crate::io::bounded::MAX_VECTOR_BYTES,
+        "the most a vector file of lines and polygons may hold",
+    )?;
     let ds =
         gdal::Dataset::open(path).map_err(|e| fail(format!("cannot open the vector file: {e}")))?;
     let mut found = Vec::new();

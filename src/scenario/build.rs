@@ -11,67 +11,10 @@ use crate::scenario::model::{
     BcDef, BcKind, Gauge, Limiter, Model, Numerics, Rain, RasterFormat, Section, Series,
     SourceCell, WALL_BED,
 };
-use crate::scenario::refine;
 use crate::scenario::series::{self, Quantity};
 use crate::scenario::spec::*;
+use crate::scenario::{limits, nodata, refine};
 use std::path::{Path, PathBuf};
-
-/// Largest grid we agree to build, in finest cells (2^31, about 46341²). A run peaks at about
-/// 80 bytes of host memory per finest cell (measured: 21 GB for 268 M cells), so 1 G cells
-/// need a machine with ~128 GB; one GPU storage binding holds at most 134 M cells (2 GiB on
-/// an H100), so a grid beyond that runs as sub-domains (ranks, or `bench --split`). Past
-/// 2^31 a typo in nx or cell_size is likelier than intent, and refusing it at once beats
-/// running out of memory.
-const MAX_CELLS: usize = 1 << 31;
-/// Host memory the build takes per finest cell at the least (an f64 field at the finest
-/// resolution while the terrain is built, blocks padded to 16 × 16); a uniform grid peaks
-/// near 80.
-const HOST_BYTES_PER_CELL: u64 = 8;
-
-/// Why a grid of nx × ny finest cells cannot be built here, if it cannot: too many cells, or
-/// more host memory than this process may have.
-fn too_large(nx: usize, ny: usize) -> Option<String> {
-    let cells = nx.saturating_mul(ny);
-    if cells > MAX_CELLS {
-        return Some(format!(
-            "expected at most {MAX_CELLS} cells in all, found nx = {nx}, ny = {ny}"
-        ));
-    }
-    // Fields are stored in whole 16 × 16 blocks: a thin grid stores far more than nx × ny.
-    let padded = (nx.div_ceil(16) as u64 * 16).saturating_mul(ny.div_ceil(16) as u64 * 16);
-    let need = padded.saturating_mul(HOST_BYTES_PER_CELL);
-    let have = host_memory()?;
-    (need > have).then(|| {
-        format!(
-            "a {nx} x {ny} grid needs at least {:.1} GB of host memory to build \
-             ({HOST_BYTES_PER_CELL} bytes per finest cell, in whole 16 x 16 blocks; a uniform \
-             grid peaks near 80), and this process may use {:.1} GB",
-            need as f64 / 1e9,
-            have as f64 / 1e9
-        )
-    })
-}
-
-/// Host memory this process may use: the available memory, capped by its address-space
-/// limit (Linux; None where /proc does not say).
-fn host_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let available_kb: u64 = meminfo
-        .lines()
-        .find(|l| l.starts_with("MemAvailable:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
-    let limit = std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with("Max address space"))?;
-            line.split_whitespace().nth(3)?.parse::<u64>().ok()
-        });
-    let available = available_kb * 1024;
-    Some(limit.map_or(available, |l| l.min(available)))
-}
 
 fn bad(key: &str, message: impl Into<String>) -> InputError {
     InputError::new(message).at_key(key)
@@ -201,7 +144,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     });
     let mut series_list = Vec::new();
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
+    nodata::segments(&spec.boundary, &bc_edge, &frame, &elevation)?;
     let gauges = gauges(&spec.gauges, &frame)?;
+    nodata::gauges(&gauges, &frame, &elevation)?;
     let mut source_cells = sources(&spec.sources, &frame, &elevation, dir, &mut series_list)?;
     source_cells.extend(level_lines(
         &spec.boundary.lines,
@@ -212,6 +157,13 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         &mut series_list,
     )?);
     let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;
+    if let Some(why) = limits::stored_too_large(frame.nx, frame.ny, grid.stored_cells()) {
+        let key = match spec.terrain {
+            TerrainSpec::Raster { .. } => "terrain.cell_size",
+            _ => "domain.nx",
+        };
+        return Err(bad(key, why));
+    }
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
     let sources = stored_sources(&mut grid, &source_cells);
     // Coarse cells take the mean of the finest terrain they cover.
@@ -225,6 +177,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     };
     let numerics = numerics(spec)?;
     let sections = sections(&spec.sections, &frame, dir)?;
+    nodata::sections(&sections, &frame, &elevation)?;
     let (output_times, gauge_times) =
         schedule(&spec.time, !gauges.is_empty() || !sections.is_empty())?;
     Ok(Model {
@@ -257,6 +210,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         write_animation: spec.output.png && spec.output.animation,
         raster_format: raster_format(&spec.output)?,
         resume: None,
+        scenario_keys: Vec::new(),
         partition: spec
             .parallel
             .partition
@@ -409,7 +363,7 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
                 format!("{dx} m is larger than the whole raster"),
             ));
         }
-        if let Some(why) = too_large(frame.nx, frame.ny) {
+        if let Some(why) = limits::grid_too_large(frame.nx, frame.ny) {
             return Err(bad(
                 "terrain.cell_size",
                 format!("with {dx} m cells: {why}"),
@@ -438,7 +392,7 @@ fn frame(spec: &Spec, dir: &Path) -> Result<(Frame, Option<(Raster, PathBuf)>), 
             ),
         ));
     }
-    if let Some(why) = too_large(d.nx, d.ny) {
+    if let Some(why) = limits::grid_too_large(d.nx, d.ny) {
         return Err(bad("domain.nx", why));
     }
     Ok((
@@ -1207,16 +1161,12 @@ fn sources(
             }
             _ => return Err(bad(&key, "give one of point, line or polygon")),
         };
-        if let Some(&(i, j)) = cells
-            .iter()
-            .find(|&&(i, j)| elevation[i + frame.nx * j].is_nan())
-        {
-            let (x, y) = frame.centre(i, j);
-            return Err(bad(
-                &key,
-                format!("the cell at ({x}, {y}) is nodata, outside the domain"),
-            ));
-        }
+        let what = s
+            .name
+            .as_ref()
+            .map_or("the source".into(), |n| format!("source {n:?}"));
+        let advice = "their share of the discharge would be lost; move it onto the domain";
+        nodata::cells(&key, &what, &cells, frame, elevation, advice)?;
         let series = series::load(
             &s.discharge,
             &format!("{key}.discharge"),
@@ -1278,16 +1228,19 @@ fn level_lines(
         series.values.iter_mut().for_each(|v| *v -= datum);
         let line = coords(&s.line, Want::Line, &format!("{key}.line"), dir, frame)?;
         let cells = line_cells(frame, &line, &format!("{key}.line"))?;
-        if let Some(&(i, j)) = cells
-            .iter()
-            .find(|&&(i, j)| elevation[i + frame.nx * j].is_nan())
-        {
-            let (x, y) = frame.centre(i, j);
-            return Err(bad(
-                &format!("{key}.line"),
-                format!("the cell at ({x}, {y}) is nodata, outside the domain: draw the line on the cells just inside"),
-            ));
-        }
+        let what = match &s.name {
+            Some(n) => format!("{} line {n:?}", s.kind),
+            None => format!("the {} line", s.kind),
+        };
+        let advice = "draw the line on the cells just inside the domain";
+        nodata::cells(
+            &format!("{key}.line"),
+            &what,
+            &cells,
+            frame,
+            elevation,
+            advice,
+        )?;
         series_list.push(series);
         out.push(SourceCells {
             series: (series_list.len() - 1) as u32,
@@ -1729,17 +1682,7 @@ fn gauges(specs: &[GaugeSpec], frame: &Frame) -> Result<Vec<Gauge>, InputError> 
 fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
     let d = Numerics::default();
     let n = &spec.numerics;
-    let cfl = spec.time.cfl.unwrap_or(d.cfl);
-    // The step is cfl * dx / max(|u|, |v|) + c, bounded by the faster direction only; the
-    // 2D update stays stable (and positive) while both directions together stay within 1.
-    if !(cfl > 0.0 && cfl <= 0.5) {
-        return Err(bad(
-            "time.cfl",
-            format!(
-                "expected 0 < cfl <= 0.5 (the limit of the 2D second-order scheme), found {cfl}"
-            ),
-        ));
-    }
+    let cfl = limits::check_cfl(spec.time.cfl.unwrap_or(d.cfl))?;
     let dt_max = spec.time.dt_max.unwrap_or(d.dt_max);
     if !(dt_max > 0.0 && dt_max.is_finite()) {
         return Err(bad(
@@ -1747,6 +1690,8 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
             format!("expected a positive time step (s), found {dt_max}"),
         ));
     }
+    let t = &spec.time;
+    limits::check_steps(t.start, t.end, dt_max, t.dt_max.is_some())?;
     let gravity = n.gravity.unwrap_or(d.gravity);
     if !(gravity > 0.0 && gravity.is_finite()) {
         return Err(bad(
@@ -1759,6 +1704,13 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
         return Err(bad(
             "numerics.dry_depth",
             format!("expected 0 < dry_depth < 1 m, found {dry_depth}"),
+        ));
+    }
+    let arrival_depth = spec.output.arrival_depth.unwrap_or(d.arrival_depth);
+    if !(arrival_depth > 0.0 && arrival_depth.is_finite()) {
+        return Err(bad(
+            "output.arrival_depth",
+            format!("expected a depth > 0 m, found {arrival_depth}"),
         ));
     }
     let limiter = match n.limiter.as_deref().unwrap_or("minmod") {
@@ -1779,7 +1731,7 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
         limiter,
         skip_dry_blocks: n.skip_dry_blocks.unwrap_or(d.skip_dry_blocks),
         track_maxima: spec.output.maxima,
-        arrival_depth: spec.output.arrival_depth.unwrap_or(d.arrival_depth),
+        arrival_depth,
     })
 }
 
@@ -1802,6 +1754,16 @@ fn schedule(t: &TimeSpec, with_gauges: bool) -> Result<(Vec<f64>, Vec<f64>), Inp
             ))
         }
         (Some(list), None) => {
+            if list.len() > limits::MAX_OUTPUT_TIMES {
+                return Err(bad(
+                    "time.output_times",
+                    format!(
+                        "{} output times; expected at most {:.0e}",
+                        list.len(),
+                        limits::MAX_OUTPUT_TIMES as f64
+                    ),
+                ));
+            }
             for (k, &v) in list.iter().enumerate() {
                 if v <= t.start || v > t.end {
                     return Err(bad(
@@ -1821,7 +1783,7 @@ fn schedule(t: &TimeSpec, with_gauges: bool) -> Result<(Vec<f64>, Vec<f64>), Inp
             }
             list.clone()
         }
-        (None, Some(dt)) => every(t, dt, "time.output_interval")?,
+        (None, Some(dt)) => every(t, dt, "time.output_interval", limits::MAX_OUTPUT_TIMES)?,
         (None, None) => Vec::new(),
     };
     if outputs.last() != Some(&t.end) {
@@ -1829,27 +1791,15 @@ fn schedule(t: &TimeSpec, with_gauges: bool) -> Result<(Vec<f64>, Vec<f64>), Inp
     }
     let gauges = if with_gauges {
         let dt = t.gauge_interval.unwrap_or((t.end - t.start) / 500.0);
-        every(t, dt, "time.gauge_interval")?
+        every(t, dt, "time.gauge_interval", limits::MAX_STOPS)?
     } else {
         Vec::new()
     };
     Ok((outputs, gauges))
 }
 
-fn every(t: &TimeSpec, dt: f64, key: &str) -> Result<Vec<f64>, InputError> {
-    if dt.is_nan() || dt <= 0.0 {
-        return Err(bad(
-            key,
-            format!("expected a positive interval (s), found {dt}"),
-        ));
-    }
-    let n = ((t.end - t.start) / dt + 1e-9).floor() as usize;
-    if n > 10_000_000 {
-        return Err(bad(
-            key,
-            format!("{n} output times is too many; expected a longer interval"),
-        ));
-    }
+fn every(t: &TimeSpec, dt: f64, key: &str, max: usize) -> Result<Vec<f64>, InputError> {
+    let n = limits::check_interval(t.start, t.end, dt, key, max)?;
     let mut times: Vec<f64> = (1..=n)
         .map(|k| t.start + k as f64 * dt)
         .filter(|&v| v < t.end)

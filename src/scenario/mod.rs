@@ -2,9 +2,12 @@
 //! (`build`, `fields`, `series`), and the resulting [`model::Model`] the solver runs.
 
 pub mod build;
+pub mod digest;
 pub mod fields;
+pub mod limits;
 pub mod maxima;
 pub mod model;
+mod nodata;
 pub mod refine;
 pub mod series;
 pub mod spec;
@@ -21,21 +24,29 @@ pub fn load(path: &Path) -> Result<model::Model, InputError> {
 /// As [`load`], with `key.path=value` overrides applied over the file (`--set`), e.g.
 /// `time.end=600` or `terrain.cell_size=40`; the value is TOML (a bare word is a string).
 pub fn load_with(path: &Path, overrides: &[String]) -> Result<model::Model, InputError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError::new(format!("cannot read the scenario: {e}")).in_file(path))?;
+    let text = crate::io::bounded::read_text(
+        path,
+        crate::io::bounded::MAX_SCENARIO_BYTES,
+        "the most a scenario file may hold",
+    )?;
     let in_file = |e: toml::de::Error| InputError::new(e.to_string()).in_file(path);
+    let mut table: toml::Table = toml::from_str(&text).map_err(in_file)?;
+    for o in overrides {
+        apply_override(&mut table, o)?;
+    }
     // Straight from the text when nothing is overridden, so errors keep their line numbers.
     let spec: spec::Spec = if overrides.is_empty() {
         toml::from_str(&text).map_err(in_file)?
     } else {
-        let mut table: toml::Table = toml::from_str(&text).map_err(in_file)?;
-        for o in overrides {
-            apply_override(&mut table, o)?;
-        }
-        toml::Value::Table(table).try_into().map_err(in_file)?
+        toml::Value::Table(table.clone())
+            .try_into()
+            .map_err(in_file)?
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    build::build(&spec, dir).map_err(|e| if e.file.is_none() { e.in_file(path) } else { e })
+    let mut model =
+        build::build(&spec, dir).map_err(|e| if e.file.is_none() { e.in_file(path) } else { e })?;
+    model.scenario_keys = digest::scenario_keys(&table);
+    Ok(model)
 }
 
 fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), InputError> {
@@ -64,5 +75,9 @@ fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), InputError> {
 /// Parses scenario text directly (tests and tools), resolving paths against `dir`.
 pub fn from_str(text: &str, dir: &Path) -> Result<model::Model, InputError> {
     let spec: spec::Spec = toml::from_str(text).map_err(|e| InputError::new(e.to_string()))?;
-    build::build(&spec, dir)
+    let mut model = build::build(&spec, dir)?;
+    if let Ok(table) = toml::from_str(text) {
+        model.scenario_keys = digest::scenario_keys(&table);
+    }
+    Ok(model)
 }

@@ -232,6 +232,9 @@ pub struct Model {
     pub raster_format: RasterFormat,
     /// Set when the run continues from a checkpoint.
     pub resume: Option<Resume>,
+    /// A digest of each scenario key as resolved (file and `--set`), by its dotted path:
+    /// ranks compare them at start-up (`scenario::digest`).
+    pub scenario_keys: Vec<(String, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -358,6 +361,7 @@ impl Model {
                 },
                 ..r.clone()
             }),
+            scenario_keys: self.scenario_keys.clone(),
         }
     }
 

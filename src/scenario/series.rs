@@ -140,7 +140,18 @@ fn read_csv(
     value_col: Option<&str>,
 ) -> Result<(Vec<f64>, Vec<f64>), InputError> {
     let fail = |m: String| InputError::new(m).in_file(path);
-    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = crate::io::bounded::read_text(
+        path,
+        crate::io::bounded::MAX_SERIES_BYTES,
+        "the most a CSV series may hold: ten million rows",
+    )?;
+    let limit = crate::io::bounded::MAX_SERIES_LINE;
+    if let Some((n, _)) = text.lines().enumerate().find(|(_, l)| l.len() > limit) {
+        return Err(fail(format!(
+            "line {} is longer than {limit} bytes: expected a time and a value per line",
+            n + 1
+        )));
+    }
     let mut lines = text
         .lines()
         .enumerate()

@@ -694,7 +694,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
             .as_ref()
             .expect("rank 0 holds every rank's blocks");
         let mut stored = vec![T::default(); self.model.grid.nblocks() * per_block];
-        for (bytes, blocks) in all.iter().zip(owned) {
+        for (r, (bytes, blocks)) in all.iter().zip(owned).enumerate() {
+            let expected = blocks.len() * per_block * std::mem::size_of::<T>();
+            if bytes.len() != expected {
+                self.not_the_same_model(r, "its blocks' values", bytes.len(), expected);
+            }
             let values: &[T] = bytemuck::cast_slice(bytes);
             for (l, &g) in blocks.iter().enumerate() {
                 let g = g as usize;
@@ -754,11 +758,33 @@ impl<'g, 'c> Ranked<'g, 'c> {
             .collect();
         let all = self.comm.gather(mine)?;
         let mut out = vec![[0.0f32; 3]; cells.len()];
-        for chunk in all.iter().flat_map(|b| b.chunks_exact(16)) {
-            let k = u32::from_le_bytes(chunk[..4].try_into().expect("4 bytes")) as usize;
-            out[k] = *bytemuck::from_bytes(&chunk[4..16]);
+        for (r, bytes) in all.iter().enumerate() {
+            if bytes.len() % 16 != 0 || bytes.len() > 16 * cells.len() {
+                self.not_the_same_model(r, "cell values", bytes.len(), 16 * cells.len());
+            }
+            for chunk in bytes.chunks_exact(16) {
+                let k = u32::from_le_bytes(chunk[..4].try_into().expect("4 bytes")) as usize;
+                if k >= cells.len() {
+                    self.not_the_same_model(r, "cell values", bytes.len(), 16 * cells.len());
+                }
+                out[k] = *bytemuck::from_bytes(&chunk[4..16]);
+            }
         }
         Some(out)
+    }
+
+    /// Ends every rank when rank `r`'s share of a gather (`got` bytes of `what`) is not what
+    /// this rank's model expects: the ranks do not run the same model. Ranks agree on their
+    /// models at start-up (`comm::agree`), so this is the last line, not a panic.
+    fn not_the_same_model(&self, r: usize, what: &str, got: usize, expected: usize) -> ! {
+        use std::io::Write;
+        let line = format!(
+            "quadflood: rank {r} sent {got} bytes of {what} where rank {} expected {expected}: \
+             the ranks do not run the same model; ending every rank\n",
+            self.comm.rank()
+        );
+        let _ = std::io::stderr().write_all(line.as_bytes());
+        self.comm.abort(1)
     }
 
     /// Volumes in and out through the domain edge, summed in global block order on rank 0
@@ -827,6 +853,11 @@ impl Stepper for Ranked<'_, '_> {
             mine.extend(t.busy.iter().chain(&t.before).map(|s| 1e6 * s));
         }
         let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
+        for (r, b) in all.iter().enumerate() {
+            if b.len() % 8 != 0 || b.len() < 6 * 8 {
+                self.not_the_same_model(r, "its timings", b.len(), 6 * 8);
+            }
+        }
         Some(
             all.iter()
                 .enumerate()
