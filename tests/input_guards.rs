@@ -420,6 +420,37 @@ fn values_that_would_take_forever_are_refused_at_check() {
     );
 }
 
+/// A run starting at t = 1e15 s passed `check` and then never ended: the GPU's clock (a
+/// pair of f32) cannot step on by a fraction of a second from there.
+#[test]
+fn a_clock_that_cannot_step_on_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let late = FLAT.replace("end = 10.0", "start = 1e15\nend = 1000000000000010.0");
+    check_refuses(d, "late", &late, &["time.start", "1e15", "±1e8 s"]);
+    let out = d.join("out");
+    let path = d.join("late.toml");
+    refused(
+        &[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        d,
+        Duration::from_secs(60),
+        &["time.start"],
+    );
+    let early = FLAT.replace("end = 10.0", "start = -2e8\nend = 10.0");
+    check_refuses(d, "early", &early, &["time.start", "-2e8"]);
+    check_passes(
+        d,
+        "a_year",
+        &FLAT.replace("end = 10.0", "start = -3.1e7\nend = 3.1e7"),
+    );
+}
+
 /// A negative or NaN arrival depth was accepted and made every cell "arrive" at the start
 /// (or none ever), a map that looks like a result.
 #[test]
@@ -462,6 +493,34 @@ fn a_tiny_checkpoint_interval_is_refused_before_the_run() {
         );
         assert!(!out.exists(), "a refused run made {}", out.display());
     }
+}
+
+/// A source polygon of 40 000 vertices (a catchment from a GIS) over a grid of a million
+/// cells took minutes to check: every edge was tested for every cell.
+#[test]
+fn a_polygon_with_many_vertices_checks_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 40_000;
+    let points: Vec<String> = (0..n)
+        .map(|k| {
+            let a = std::f64::consts::TAU * k as f64 / n as f64;
+            let r = 400.0 + 3.0 * (7.0 * a).sin();
+            format!("[{:.3}, {:.3}]", 500.0 + r * a.cos(), 500.0 + r * a.sin())
+        })
+        .collect();
+    let text = format!(
+        "[domain]\ncell_size = 1.0\nnx = 1000\nny = 1000\n[terrain]\ntype = \"flat\"\n\
+         [[source]]\npolygon = [{}]\ndischarge = 1.0\n[time]\nend = 1.0\n",
+        points.join(", ")
+    );
+    let path = d.join("catchment.toml");
+    std::fs::write(&path, text).unwrap();
+    // About a second when edges are looked up by height.
+    let limit = Duration::from_secs(30);
+    let o = quadflood_within(&["check", path.to_str().unwrap()], d, limit);
+    assert!(o.wall < limit, "still checking after {limit:?}");
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ use crate::scenario::model::{
     BcDef, BcKind, Gauge, Limiter, Model, Numerics, Rain, RasterFormat, Section, Series,
     SourceCell, WALL_BED,
 };
+use crate::scenario::polygon::Polygon;
 use crate::scenario::series::{self, Quantity};
 use crate::scenario::spec::*;
 use crate::scenario::{limits, nodata, refine};
@@ -794,7 +795,7 @@ pub(crate) fn region_shape(r: &ShapeKeys, key: &str) -> Result<Shape, InputError
             if points.len() < 3 {
                 return Err(bad(&format!("{key}.points"), "expected at least 3 points"));
             }
-            Ok(Shape::Polygon { points })
+            Ok(Shape::Polygon(Polygon::new(points)))
         }
         other => Err(bad(
             &format!("{key}.shape"),
@@ -1310,6 +1311,8 @@ fn line_cells(
         return Err(bad(key, "expected at least two points"));
     }
     let mut cells = vec![cell_at(frame, line[0], key)?];
+    // Lines from a GIS cross hundreds of thousands of cells: look each up once.
+    let mut seen: std::collections::HashSet<(usize, usize)> = cells.iter().copied().collect();
     for w in line.windows(2) {
         let length = ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt();
         let steps = (4.0 * length / frame.dx).ceil().max(1.0) as usize;
@@ -1320,7 +1323,7 @@ fn line_cells(
                 w[0][1] + f * (w[1][1] - w[0][1]),
             ];
             let c = cell_at(frame, p, key)?;
-            if !cells.contains(&c) {
+            if seen.insert(c) {
                 cells.push(c);
             }
         }
@@ -1379,9 +1382,7 @@ fn polygon_shape(points: &[[f64; 2]], key: &str) -> Result<Shape, InputError> {
     if points.len() < 3 || points.iter().flatten().any(|v| !v.is_finite()) {
         return Err(bad(key, "expected at least three finite vertices"));
     }
-    Ok(Shape::Polygon {
-        points: points.to_vec(),
-    })
+    Ok(Shape::Polygon(Polygon::new(points.to_vec())))
 }
 
 /// Source cells in storage layout: each finest cell carries an equal share of its
@@ -1389,24 +1390,28 @@ fn polygon_shape(points: &[[f64; 2]], key: &str) -> Result<Shape, InputError> {
 /// every step.
 fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCell> {
     let mut out: Vec<SourceCell> = Vec::new();
+    // Each (cell, series) once, a level line's as (cell, None): a cell holds one level, the
+    // first line listed over it. Looked up by key: a polygon from a GIS covers 10^5 cells.
+    let mut at = std::collections::HashMap::<(usize, Option<u32>), usize>::new();
     for s in sources {
         let share = 1.0 / s.cells.len() as f64;
         for &(i, j) in &s.cells {
             let cell = grid.storage_index(i, j);
             let b = grid.block_of_cell(i, j);
             grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
-            // A cell holds one level: the first line listed over it.
-            let same =
-                |o: &SourceCell| o.cell == cell && (o.series == s.series || s.level && o.level);
-            match out.iter_mut().find(|o| same(o)) {
-                Some(o) if !o.level => o.fraction += share,
+            let key = (cell, (!s.level).then_some(s.series));
+            match at.get(&key) {
+                Some(&k) if !out[k].level => out[k].fraction += share,
                 Some(_) => {}
-                None => out.push(SourceCell {
-                    cell,
-                    series: s.series,
-                    fraction: if s.level { 0.0 } else { share },
-                    level: s.level,
-                }),
+                None => {
+                    at.insert(key, out.len());
+                    out.push(SourceCell {
+                        cell,
+                        series: s.series,
+                        fraction: if s.level { 0.0 } else { share },
+                        level: s.level,
+                    });
+                }
             }
         }
     }
@@ -1746,6 +1751,7 @@ fn schedule(t: &TimeSpec, with_gauges: bool) -> Result<(Vec<f64>, Vec<f64>), Inp
             ),
         ));
     }
+    limits::check_times(t.start, t.end)?;
     let mut outputs = match (&t.output_times, t.output_interval) {
         (Some(_), Some(_)) => {
             return Err(bad(

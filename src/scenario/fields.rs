@@ -127,7 +127,7 @@ fn call_arguments(text: &str, at: usize) -> Option<(&str, &str, usize)> {
 pub enum Shape {
     Circle { centre: [f64; 2], radius: f64 },
     Rectangle { min: [f64; 2], max: [f64; 2] },
-    Polygon { points: Vec<[f64; 2]> },
+    Polygon(super::polygon::Polygon),
 }
 
 impl Shape {
@@ -140,7 +140,7 @@ impl Shape {
             Shape::Rectangle { min, max } => {
                 x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1]
             }
-            Shape::Polygon { points } => point_in_polygon(points, x, y),
+            Shape::Polygon(p) => p.contains(x, y),
         }
     }
 }
@@ -157,12 +157,13 @@ impl Shape {
             Shape::Rectangle { min, max } => {
                 min[0] <= x1 && x0 <= max[0] && min[1] <= y1 && y0 <= max[1]
             }
-            Shape::Polygon { points } => {
+            Shape::Polygon(polygon) => {
+                let points = polygon.points();
                 let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
                 let inside_rect =
                     |p: &[f64; 2]| p[0] >= x0 && p[0] <= x1 && p[1] >= y0 && p[1] <= y1;
                 points.iter().any(inside_rect)
-                    || corners.iter().any(|&(x, y)| point_in_polygon(points, x, y))
+                    || corners.iter().any(|&(x, y)| polygon.contains(x, y))
                     || (0..points.len()).any(|k| {
                         let (a, b) = (points[k], points[(k + 1) % points.len()]);
                         (0..4).any(|e| segments_cross(a, b, corners[e], corners[(e + 1) % 4]))
@@ -185,19 +186,6 @@ fn segments_cross(a: [f64; 2], b: [f64; 2], c: (f64, f64), d: (f64, f64)) -> boo
 }
 
 /// Even-odd rule.
-fn point_in_polygon(points: &[[f64; 2]], x: f64, y: f64) -> bool {
-    let mut inside = false;
-    let n = points.len();
-    for k in 0..n {
-        let [xa, ya] = points[k];
-        let [xb, yb] = points[(k + n - 1) % n];
-        if (ya > y) != (yb > y) && x < xa + (y - ya) * (xb - xa) / (yb - ya) {
-            inside = !inside;
-        }
-    }
-    inside
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,9 +221,12 @@ mod tests {
 
     #[test]
     fn shapes() {
-        let square = Shape::Polygon {
-            points: vec![[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]],
-        };
+        let square = Shape::Polygon(super::super::polygon::Polygon::new(vec![
+            [0.0, 0.0],
+            [2.0, 0.0],
+            [2.0, 2.0],
+            [0.0, 2.0],
+        ]));
         assert!(square.contains(1.0, 1.0));
         assert!(!square.contains(3.0, 1.0));
         let c = Shape::Circle {

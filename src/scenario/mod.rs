@@ -8,6 +8,7 @@ pub mod limits;
 pub mod maxima;
 pub mod model;
 mod nodata;
+pub mod polygon;
 pub mod refine;
 pub mod series;
 pub mod spec;
