@@ -7,7 +7,9 @@
 //! terrain) and stack one to three mutations: lines deleted, duplicated or swapped, numbers,
 //! values and strings replaced, key and table names changed, files truncated or sprinkled with
 //! random bytes, grids resized, and for the CSV files non-monotonic times, missing columns,
-//! NaN cells, empty files, header-only files and extra commas. The unmutated scenarios must
+//! NaN cells, empty files, header-only files and extra commas. A few cases replace a file
+//! (the scenario, a raster, its `.prj`, a CSV) by a link to /dev/zero or a sparse file of
+//! 64 GiB: each must end within the time limit, its read bounded. The unmutated scenarios must
 //! pass; inputs that once broke `check` (`REGRESSIONS`) run every time.
 //!
 //! Each case runs in its own folder under a time limit (`CASE_TIMEOUT`) and, where `sh` can
@@ -193,6 +195,14 @@ output_interval = 25.0
 
 const GEN_RASTER_TIDE: &str = "seconds,level_m\n0,0.5\n50,1.5\n100,0.8\n";
 
+/// The generated raster's CRS (UTM zone 11N, ESRI WKT), beside its terrain.
+const GEN_RASTER_PRJ: &str = r#"PROJCS["WGS_1984_UTM_Zone_11N",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["False_Easting",500000.0],PARAMETER["False_Northing",0.0],PARAMETER["Central_Meridian",-117.0],PARAMETER["Scale_Factor",0.9996],PARAMETER["Latitude_Of_Origin",0.0],UNIT["Meter",1.0]]"#;
+
+/// File contents that stand for a link to /dev/zero, and for a sparse 64 GiB file of
+/// zeros: written as such (see `write_case`).
+const ENDLESS: &[u8] = b"\0fuzz: a link to /dev/zero";
+const HUGE: &[u8] = b"\0fuzz: a sparse file of 64 GiB";
+
 /// A 12 × 10 ESRI ASCII grid of 10 m cells whose value at (column, row from the top) is `f`.
 fn ascii_grid(f: impl Fn(usize, usize) -> f64) -> String {
     let mut s = String::from(
@@ -254,6 +264,7 @@ fn bases() -> Vec<Files> {
             ),
             ("n.asc".into(), ascii_grid(|_, _| 0.03).into_bytes()),
             ("tide.csv".into(), GEN_RASTER_TIDE.into()),
+            ("dem.prj".into(), GEN_RASTER_PRJ.into()),
         ],
     });
     bases
@@ -810,9 +821,20 @@ fn make_case(bases: &[Files], seed: u64, k: usize) -> (Files, Vec<String>) {
             done.push(d);
         }
     }
+    if rng.percent(3) {
+        let f = rng.below(case.files.len());
+        let (what, bytes) = *rng.pick(&[("/dev/zero", ENDLESS), ("64 GiB of zeros", HUGE)]);
+        case.files[f].1 = bytes.to_vec();
+        done.push(format!("{}: replaced by {what}", case.files[f].0));
+        return (case, done);
+    }
     // Text files besides the scenario; binary ones (GeoTIFF) are left as they are.
     let texts: Vec<usize> = (1..case.files.len())
-        .filter(|&f| case.files[f].0.ends_with(".csv") || case.files[f].0.ends_with(".asc"))
+        .filter(|&f| {
+            [".csv", ".asc", ".prj"]
+                .iter()
+                .any(|e| case.files[f].0.ends_with(e))
+        })
         .collect();
     for _ in 0..1 + rng.below(3) {
         let f = if !texts.is_empty() && rng.percent(40) {
@@ -831,6 +853,21 @@ fn make_case(bases: &[Files], seed: u64, k: usize) -> (Files, Vec<String>) {
         done.push(format!("{name}: {what}"));
     }
     (case, done)
+}
+
+/// Writes a case's file: its text, or the link or sparse file that ENDLESS and HUGE stand for.
+fn write_case_file(path: &Path, text: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    if text == ENDLESS {
+        std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+    } else if text == HUGE {
+        std::fs::File::create(path)
+            .unwrap()
+            .set_len(64 << 30)
+            .unwrap();
+    } else {
+        std::fs::write(path, text).unwrap();
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -958,7 +995,17 @@ fn report(
     writeln!(s, "  stderr: {}", o.stderr.trim_end()).unwrap();
     writeln!(s, "  files (kept in {}):", dir.display()).unwrap();
     for (name, text) in &case.files {
-        if [".toml", ".csv", ".asc"].iter().any(|e| name.ends_with(e)) {
+        if text == ENDLESS || text == HUGE {
+            writeln!(
+                s,
+                "----- {name}: {} -----",
+                String::from_utf8_lossy(&text[1..])
+            )
+            .unwrap();
+        } else if [".toml", ".csv", ".asc", ".prj"]
+            .iter()
+            .any(|e| name.ends_with(e))
+        {
             writeln!(s, "----- {name} -----\n{}", String::from_utf8_lossy(text)).unwrap();
         } else {
             writeln!(s, "----- {name}: {} bytes, unchanged -----", text.len()).unwrap();
@@ -1017,9 +1064,7 @@ fn check_survives_mutated_inputs() {
                 let dir = root.path().join(format!("case-{k:05}"));
                 std::fs::create_dir(&dir).unwrap();
                 for (name, text) in &case.files {
-                    let path = dir.join(name);
-                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                    std::fs::write(path, text).unwrap();
+                    write_case_file(&dir.join(name), text);
                 }
                 let o = run_check(&dir, &dir.join(&case.files[0].0));
                 let failure = judge(&o, &dir, k < bases.len())

@@ -153,6 +153,15 @@ mod tests {
         let (_, back) = read_prj(&map).unwrap().expect("the written CRS");
         assert!(written.ends_with("depth.prj"));
         assert!(crate::io::georaster::same_crs(&wkt, &back), "{wkt}\n{back}");
+        #[cfg(feature = "gdal")]
+        {
+            // The same system as GDAL states it from a GeoTIFF's EPSG code.
+            let epsg = gdal::spatial_ref::SpatialRef::from_epsg(32611)
+                .unwrap()
+                .to_wkt()
+                .unwrap();
+            assert!(crate::io::georaster::same_crs(&wkt, &epsg), "{wkt}\n{epsg}");
+        }
         let feet = UTM11.replace(
             r#"UNIT["Meter",1.0]]"#,
             r#"UNIT["Foot_US",0.3048006096012192]]"#,
