@@ -174,7 +174,7 @@ fn dispatch(command: Command) -> Result<()> {
             };
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
-                let options = run_options(&opts, restart.as_deref());
+                let options = run_options(&opts, restart.as_deref(), partition);
                 return run_mpi(
                     &scenario,
                     &model,
@@ -401,9 +401,11 @@ fn warn_if_on_one_core() {
 fn run_options(
     opts: &RunOptions,
     restart: Option<&std::path::Path>,
+    partition: Option<quadflood::partition::Method>,
 ) -> Vec<(&'static str, String)> {
     vec![
         ("--checkpoint-every", format!("{:?}", opts.checkpoint_every)),
+        ("--partition", format!("{partition:?}")),
         ("--profile", opts.profile.to_string()),
         // The path may differ from node to node; the state it holds is in the digest.
         ("--restart", restart.is_some().to_string()),

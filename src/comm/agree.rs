@@ -53,14 +53,14 @@ fn decode(bytes: &[u8]) -> Option<Vec<(String, u64)>> {
     Some(entries)
 }
 
-/// Where entries of a class are reported: the build first, then scenario keys (the most
-/// precise), then what was read, then the options.
+/// Where entries of a class are reported: the build first, then scenario keys and options
+/// (the most precise), then what was read and built from them.
 fn class(name: &str) -> usize {
     if name.starts_with(KEY_PREFIX) {
         1
-    } else if name.starts_with(INPUT_PREFIX) && !name.ends_with("build") {
-        2
     } else if name.starts_with(OPTION_PREFIX) {
+        2
+    } else if name.starts_with(INPUT_PREFIX) && !name.ends_with("build") {
         3
     } else {
         0
@@ -160,13 +160,15 @@ mod tests {
     }
 
     #[test]
-    fn keys_come_before_inputs_and_options() {
+    fn keys_come_before_options_and_options_before_inputs() {
         let zero = entries(&[("input the terrain", 1), ("key a.b", 1), ("option --o", 1)]);
         let one = entries(&[("input the terrain", 2), ("key a.b", 1), ("option --o", 2)]);
         let two = entries(&[("input the terrain", 1), ("key a.b", 3), ("option --o", 1)]);
-        let m = first_difference(&[zero.clone(), one, two]).unwrap();
+        let m = first_difference(&[zero.clone(), one.clone(), two]).unwrap();
         assert!(m.starts_with("`a.b` differs between ranks 0 and 2"), "{m}");
         assert!(m.contains("and 2 more differences"), "{m}");
+        let m = first_difference(&[zero.clone(), one]).unwrap();
+        assert!(m.starts_with("`--o` differs between ranks 0 and 1"), "{m}");
         assert_eq!(first_difference(&[zero.clone(), zero.clone()]), None);
     }
 }
