@@ -1,8 +1,8 @@
 //! Errors and the exit codes they map to.
 //!
 //! Bad input (a scenario, raster or series the user wrote) is an [`InputError`] and exits
-//! with code 2; a missing GPU exits with 3; a run that went unstable with 4; anything else
-//! with 1.
+//! with code 2; a missing GPU exits with 3; a run that went unstable or lost its mass
+//! balance with 4; anything else with 1.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -62,6 +62,8 @@ pub enum Error {
     },
     /// The same, reported with the place and what was written.
     Diverged(String),
+    /// The stored water no longer matches the water that came in and went out.
+    MassBalance(String),
 }
 
 impl Error {
@@ -70,7 +72,7 @@ impl Error {
             Error::Input(_) => 2,
             Error::NoAdapter(_) => 3,
             Error::Gpu(_) | Error::Io(_) => 1,
-            Error::Unstable { .. } | Error::Diverged(_) => 4,
+            Error::Unstable { .. } | Error::Diverged(_) | Error::MassBalance(_) => 4,
         }
     }
 }
@@ -89,6 +91,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::Diverged(m) => write!(f, "the run went unstable: {m}"),
+            Error::MassBalance(m) => write!(f, "the run cannot vouch for its results: {m}"),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! shaders, buffers), [`solver`] (the time loop), [`scenario`] (input), [`io`] (files),
 //! [`run`] (a whole run from scenario to outputs), [`exact`] (analytic solutions).
 
+pub mod balance;
 pub mod bench;
 pub mod comm;
 pub mod error;

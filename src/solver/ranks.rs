@@ -802,6 +802,9 @@ impl Stepper for Ranked<'_, '_> {
         let b = self.balancer.as_ref()?;
         (self.comm.rank() == 0).then(|| b.log.clone())
     }
+    fn all_sound(&self, sound: bool) -> bool {
+        self.comm.min_u32(sound as u32) == 1
+    }
     fn profile(&self) -> Option<super::profile::Profile> {
         let (t, steps) = self.pass_profile()?;
         let us = |v: [f64; pass_clock::PASSES as usize]| {
