@@ -1,7 +1,8 @@
 //! Errors and the exit codes they map to.
 //!
 //! Bad input (a scenario, raster or series the user wrote) is an [`InputError`] and exits
-//! with code 2; a missing GPU exits with 3; a run that went unstable with 4; anything else
+//! with code 2; a missing GPU exits with 3; a run that went unstable with 4; a run stopped
+//! by a signal with 128 + its number, as a shell reports one it killed; anything else
 //! with 1.
 
 use std::fmt;
@@ -62,6 +63,12 @@ pub enum Error {
     },
     /// The same, reported with the place and what was written.
     Diverged(String),
+    /// A signal (SIGTERM, SIGINT) asked the run to stop, and it stopped cleanly: the
+    /// message says where and how to go on.
+    Stopped {
+        signal: i32,
+        message: String,
+    },
 }
 
 impl Error {
@@ -71,6 +78,7 @@ impl Error {
             Error::NoAdapter(_) => 3,
             Error::Gpu(_) | Error::Io(_) => 1,
             Error::Unstable { .. } | Error::Diverged(_) => 4,
+            Error::Stopped { signal, .. } => 128 + signal,
         }
     }
 }
@@ -89,6 +97,13 @@ impl fmt::Display for Error {
                 )
             }
             Error::Diverged(m) => write!(f, "the run went unstable: {m}"),
+            Error::Stopped { signal, message } => {
+                write!(
+                    f,
+                    "stopped by {}: {message}",
+                    crate::interrupt::name(*signal)
+                )
+            }
         }
     }
 }

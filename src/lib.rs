@@ -11,6 +11,7 @@ pub mod error;
 pub mod exact;
 pub mod gpu;
 pub mod grid;
+pub mod interrupt;
 pub mod io;
 pub mod parallel;
 pub mod partition;

@@ -211,10 +211,12 @@ fn a_checkpoint_with_any_byte_changed_is_refused() {
     let w = written();
     let bytes = std::fs::read(&w.checkpoint).unwrap();
     let model = quadflood::scenario::load(&w.scenario).unwrap();
-    let header_end = split(&bytes).0.len() + 1 + bytes[split(&bytes).0.len() + 1..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .unwrap();
+    let header_end = split(&bytes).0.len()
+        + 1
+        + bytes[split(&bytes).0.len() + 1..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap();
     let positions: Vec<usize> = (0..header_end + 64)
         .chain((header_end..bytes.len()).step_by(97))
         .chain(bytes.len() - 8..bytes.len())
@@ -249,9 +251,17 @@ fn a_checkpoint_with_any_byte_changed_is_refused() {
 fn a_checkpoint_of_another_terrain_friction_forcing_or_grid_is_refused() {
     let w = written();
     let changes = [
-        ("0.002*x + 0.3*sin(y/9)", "0.002*x + 0.3*sin(y/8)", "terrain"),
+        (
+            "0.002*x + 0.3*sin(y/9)",
+            "0.002*x + 0.3*sin(y/8)",
+            "terrain",
+        ),
         ("manning = 0.03", "manning = 0.035", "friction"),
-        ("value = [0.0, 6.0, 2.0]", "value = [0.0, 6.0, 2.5]", "series"),
+        (
+            "value = [0.0, 6.0, 2.0]",
+            "value = [0.0, 6.0, 2.5]",
+            "series",
+        ),
         ("east = \"open\"", "east = \"wall\"", "boundar"),
         ("nx = 48", "nx = 40", "grid"),
     ];

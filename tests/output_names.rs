@@ -135,8 +135,7 @@ fn times_a_tenth_apart_keep_their_short_names() {
 }
 
 #[test]
-fn gauges_and_sections_whose_names_differ_only_in_punctuation_or_case_get_files_of_their_own(
-) {
+fn gauges_and_sections_whose_names_differ_only_in_punctuation_or_case_get_files_of_their_own() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("gauges.toml");
     std::fs::write(&scenario, SCENARIO).unwrap();
@@ -148,7 +147,10 @@ fn gauges_and_sections_whose_names_differ_only_in_punctuation_or_case_get_files_
     let mut folded: Vec<String> = gauges.iter().map(|n| n.to_lowercase()).collect();
     folded.dedup();
     assert_eq!(folded.len(), 4, "{gauges:?}");
-    assert!(gauges.contains(&"gauge_plain.csv".to_string()), "{gauges:?}");
+    assert!(
+        gauges.contains(&"gauge_plain.csv".to_string()),
+        "{gauges:?}"
+    );
     let mut described: Vec<String> = gauges
         .iter()
         .map(|n| first_line(&out.join(n)))
