@@ -43,10 +43,11 @@ impl OutDir {
         keep.extend(series.file_names());
         let cleared = clear(dir, &keep).map_err(io)?;
         if say && cleared > 0 {
-            eprintln!(
-                "{}: removed {cleared} files of an earlier run (results, series, checkpoints)",
-                dir.display()
-            );
+            let whose = match restart {
+                Some(_) => "written after the checkpoint",
+                None => "of an earlier run (results, series, checkpoints)",
+            };
+            eprintln!("{}: removed {cleared} files {whose}", dir.display());
         }
         Ok((
             OutDir {

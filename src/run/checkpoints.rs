@@ -75,7 +75,12 @@ impl Due {
             Err(e) => e,
             Ok(checkpoint) => Error::Stopped {
                 signal,
-                message: message(run, t, steps, checkpoint),
+                message: match files {
+                    Some(_) => message(run, t, steps, checkpoint),
+                    None => format!(
+                        "stopped with every rank at t = {t:.3} s (step {steps}); rank 0 says how to go on"
+                    ),
+                },
             },
         }
     }

@@ -110,9 +110,10 @@ fn pair(h: &Value, hi: &str, lo: &str) -> Result<(f32, f32), String> {
 
 /// Steps a run may have taken: more would take centuries.
 const MOST_STEPS: u64 = 1 << 53;
-/// The shortest CFL step a stable run reaches, per metre of cell: a wave speed of
-/// 10 km/s (the run stops as unstable beyond it) at a CFL number of 0.001.
-const SHORTEST_DT_PER_METRE: f64 = 1e-7;
+/// The fastest wave a run that has not stopped as unstable can hold (m/s).
+const FASTEST_WAVE: f64 = 1e4;
+/// Room for a restart with a smaller CFL number than the checkpoint's run had.
+const CFL_MARGIN: f64 = 0.01;
 
 pub fn values(h: &Value, model: &Model) -> Result<Values, String> {
     let t = pair(h, "t_hi", "t_lo")?;
@@ -134,13 +135,16 @@ pub fn values(h: &Value, model: &Model) -> Result<Values, String> {
     if !(1..=MOST_STEPS).contains(&steps) {
         return Err(bad("steps", "from 1 to 2⁵³", &h["steps"]));
     }
+    // A CFL step shorter than the fastest wave allows is no run's: one of zero or less,
+    // or a tiny one on dry ground (where no scan shortens or lengthens it), never ends.
     let dt_cfl = single(h, "dt_cfl")?;
-    let shortest = model.cell_size * SHORTEST_DT_PER_METRE;
+    let shortest = CFL_MARGIN * model.numerics.cfl * model.cell_size / FASTEST_WAVE;
     if (dt_cfl as f64) < shortest {
         return Err(bad(
             "dt_cfl",
             &format!(
-                "a step of at least {shortest:e} s for {} m cells",
+                "a CFL step of at least {shortest:e} s (a wave of 10 km/s at a CFL number of {}, on {} m cells)",
+                CFL_MARGIN * model.numerics.cfl,
                 model.cell_size
             ),
             &h["dt_cfl"],
