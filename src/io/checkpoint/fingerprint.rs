@@ -50,9 +50,12 @@ impl Fingerprint {
             .bytes(bytemuck::cast_slice(&model.grid.blocks))
             .bytes(&(model.nx() as u64).to_le_bytes())
             .bytes(&(model.ny() as u64).to_le_bytes())
-            .f64s(&[model.cell_size, model.origin.0, model.origin.1, model.datum])
+            .f64s(&[model.cell_size, model.origin.0, model.origin.1])
             .done();
-        let terrain = c.bytes(bytemuck::cast_slice(&model.bed)).done();
+        let terrain = c
+            .bytes(bytemuck::cast_slice(&model.bed))
+            .f64s(&[model.datum])
+            .done();
         let friction = c.bytes(bytemuck::cast_slice(&model.manning)).done();
         let boundaries = c
             .bytes(bytemuck::cast_slice(&model.bc_edge))
