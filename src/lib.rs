@@ -12,6 +12,7 @@ pub mod error;
 pub mod exact;
 pub mod gpu;
 pub mod grid;
+pub mod interrupt;
 pub mod io;
 pub mod parallel;
 pub mod partition;

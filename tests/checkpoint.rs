@@ -87,6 +87,13 @@ fn results(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Copies the series files (CSV) of `from` into `to`.
+fn copy_series(from: &Path, to: &Path) {
+    for name in results(from).iter().filter(|n| n.ends_with(".csv")) {
+        std::fs::copy(from.join(name), to.join(name)).unwrap();
+    }
+}
+
 /// The scenario run to its end with a checkpoint every 15 s: (temporary folder, scenario
 /// file, output folder).
 fn uninterrupted_run() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
@@ -258,6 +265,8 @@ fn a_full_disk_stops_the_run_and_keeps_the_last_checkpoint() {
     std::fs::create_dir(&full).unwrap();
     let kept = full.join("checkpoint_0000016.0s.qfck");
     std::fs::copy(&checkpoint, &kept).unwrap();
+    // A restart continues the series of the run that wrote the checkpoint.
+    copy_series(&whole, &full);
     let out = Command::new("bash")
         .args([
             "-c",
@@ -299,6 +308,8 @@ fn a_full_disk_stops_the_run_and_keeps_the_last_checkpoint() {
     );
     assert!(std::fs::read(&kept).unwrap() == std::fs::read(&checkpoint).unwrap());
     let again = dir.path().join("again");
+    std::fs::create_dir(&again).unwrap();
+    copy_series(&whole, &again);
     run(&scenario, &again, &["--restart", kept.to_str().unwrap()]);
     for name in ["depth_0000040.0s.asc", "max_depth.asc"] {
         assert!(

@@ -776,7 +776,8 @@ impl<'g> Simulation<'g> {
         self.accept(&record)
     }
 
-    /// Steps until the clock sits exactly on `target`, calling `progress` after each batch.
+    /// Steps until the clock sits exactly on `target`, calling `progress` after each batch;
+    /// short of it when a signal asks the run to stop.
     pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
         if target <= self.status.t && self.status.at_target {
             return Ok(());
@@ -807,13 +808,17 @@ impl<'g> Simulation<'g> {
                 batch_started.elapsed().as_secs_f64(),
             );
             batch_started = Instant::now();
-            if self.status.at_target {
+            // A signal stops the run short of the target (`crate::interrupt`): the caller
+            // finds the clock before it.
+            if self.status.at_target || crate::interrupt::requested().is_some() {
                 for (index, slot, _) in in_flight.drain(..) {
                     self.wait_batch(index, slot)?;
                 }
-                // The GPU clock holds the target as a double-f32 pair; report the f64 the
-                // pair stands for.
-                self.status.t = target;
+                if self.status.at_target {
+                    // The GPU clock holds the target as a double-f32 pair; report the f64
+                    // the pair stands for.
+                    self.status.t = target;
+                }
                 return Ok(());
             }
         }
@@ -1314,6 +1319,11 @@ pub trait Stepper {
     }
     /// Per-rank timings, at rank 0.
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>>;
+    /// Whether a signal asked the run to stop (on ranks: any rank's; every rank calls
+    /// this together).
+    fn stop_requested(&self) -> bool {
+        crate::interrupt::requested().is_some()
+    }
     /// One entry per rebalance, at rank 0 (None when the run does not balance).
     fn rebalancing(&self) -> Option<Vec<serde_json::Value>> {
         None
