@@ -42,18 +42,6 @@ impl Bump {
         let s = (x - self.centre) / self.half_width;
         (self.height * (1.0 - s * s)).max(0.0)
     }
-
-    /// The bed as a scenario expression in x.
-    pub fn expression(&self) -> String {
-        use super::expression_number as num;
-        let curvature = self.height / (self.half_width * self.half_width);
-        format!(
-            "max(0, {} - {}*(x - {})^2)",
-            num(self.height),
-            num(curvature),
-            num(self.centre)
-        )
-    }
 }
 
 /// Which steady flow; see the module documentation.

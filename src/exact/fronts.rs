@@ -98,7 +98,7 @@ impl CriticalInflow {
 /// (ξ ≥ 0 inside the domain): c = (invariant − ξ)/3, u = ξ + c, dry beyond
 /// ξ = invariant.
 fn fan(g: f64, invariant: f64, xi: f64) -> (f64, f64) {
-    if !(xi >= 0.0) || xi >= invariant {
+    if xi.is_nan() || xi < 0.0 || xi >= invariant {
         return (0.0, 0.0);
     }
     let c = (invariant - xi) / 3.0;

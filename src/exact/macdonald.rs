@@ -27,6 +27,11 @@ pub enum Profile {
         amplitude: f64,
         width: f64,
     },
+    /// h = hc (1 − drop (1 − exp(−rate x/L))): enters at critical depth and
+    /// falls, supercritical, towards hc (1 − drop). An inflow that imposes only
+    /// the discharge enters a supercritical channel at critical depth, so this
+    /// is the supercritical flow such a boundary can feed.
+    Exponential { drop: f64, rate: f64 },
     /// h = hc (1 − amplitude tanh(steepness (x/L − centre))): subcritical
     /// upstream, critical at x = centre·L, supercritical downstream.
     Tanh {
@@ -142,6 +147,7 @@ impl MacDonald {
                 amplitude,
                 width,
             } => hc * (base + amplitude * (-width * (s - 0.5).powi(2)).exp()),
+            Profile::Exponential { drop, rate } => hc * (1.0 - drop * (1.0 - (-rate * s).exp())),
             Profile::Tanh {
                 amplitude,
                 steepness,
@@ -189,63 +195,6 @@ impl MacDonald {
             _ => energy(h_inlet) - energy(upstream(x)) - self.friction_drop(upstream, 0.0, x),
         }
     }
-
-    /// The profile as an expression in x for a scenario's `[initial]` (the
-    /// syntax of `docs/scenario.md`: no exponents in numbers, no unary minus).
-    pub fn depth_expression(&self) -> String {
-        use super::expression_number as num;
-        let hc = self.critical_depth();
-        let s = format!("(x/{})", num(self.length));
-        let tanh = |amplitude: f64, steepness: f64, centre: f64| {
-            format!(
-                "{}*(1 - {}*tanh({}*({s} - {})))",
-                num(hc),
-                num(amplitude),
-                num(steepness),
-                num(centre)
-            )
-        };
-        match self.profile {
-            Profile::Gaussian {
-                base,
-                amplitude,
-                width,
-            } => format!(
-                "{}*({} + {}*exp(0 - {}*({s} - 0.5)^2))",
-                num(hc),
-                num(base),
-                num(amplitude),
-                num(width)
-            ),
-            Profile::Tanh {
-                amplitude,
-                steepness,
-                centre,
-            } => tanh(amplitude, steepness, centre),
-            Profile::TanhJump {
-                amplitude,
-                steepness,
-                centre,
-                jump,
-                rise,
-            } => {
-                let xs = jump * self.length;
-                let after = format!(
-                    "({} + {}*(x - {})/{})",
-                    num(self.depth(xs)),
-                    num(rise * hc),
-                    num(xs),
-                    num(self.length - xs)
-                );
-                let before = tanh(amplitude, steepness, centre);
-                // signum is ±1 at every cell centre: none lies on the jump.
-                format!(
-                    "({before} + ({after} - {before})*(0.5 + 0.5*signum(x - {})))",
-                    num(xs)
-                )
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -264,10 +213,9 @@ mod tests {
                 amplitude: 0.5,
                 width: 16.0,
             },
-            Profile::Gaussian {
-                base: 1.0,
-                amplitude: -0.2,
-                width: 36.0,
+            Profile::Exponential {
+                drop: 0.25,
+                rate: 4.0,
             },
             Profile::Tanh {
                 amplitude: 1.0 / 3.0,
@@ -335,10 +283,11 @@ mod tests {
         for k in 0..=100 {
             let x = 10.0 * k as f64;
             assert!(sub.froude(x) < 1.0, "subcritical at {x}");
-            assert!(sup.froude(x) > 1.0, "supercritical at {x}");
+            assert!(sup.froude(x) > 1.0 || x == 0.0, "supercritical at {x}");
             assert_eq!(trans.froude(x) < 1.0, x < 500.0, "transcritical at {x}");
         }
         assert!(rel_err(trans.froude(500.0), 1.0) < 1e-14);
+        assert!(rel_err(sup.froude(0.0), 1.0) < 1e-14, "enters critical");
         // The jump joins conjugate depths, supercritical to subcritical, on a
         // continuous bed that falls downstream.
         let xs = jump.jump_position().unwrap();

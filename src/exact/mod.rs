@@ -73,8 +73,8 @@ pub(crate) fn bisect(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
 /// Nodes and weights of 8-point Gauss–Legendre quadrature on [−1, 1]
 /// (exact for polynomials of degree 15).
 const GAUSS_8: [(f64, f64); 4] = [
-    (0.183_434_642_495_649_8, 0.362_683_783_378_362_0),
-    (0.525_532_409_916_329_0, 0.313_706_645_877_887_3),
+    (0.183_434_642_495_649_8, 0.362_683_783_378_362),
+    (0.525_532_409_916_329, 0.313_706_645_877_887_3),
     (0.796_666_477_413_626_7, 0.222_381_034_453_374_5),
     (0.960_289_856_497_536_3, 0.101_228_536_290_376_3),
 ];
@@ -93,18 +93,6 @@ pub(crate) fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64, panels: usize) -
         }
     }
     sum
-}
-
-/// `v` as text for a scenario expression: fixed-point (expressions take no
-/// exponents) with every digit f64 holds, negatives as (0 − |v|) (no unary
-/// minus, which binds tighter than powers).
-pub fn expression_number(v: f64) -> String {
-    let digits = format!("{:.17}", v.abs());
-    if v < 0.0 {
-        format!("(0 - {digits})")
-    } else {
-        digits
-    }
 }
 
 /// Critical depth of unit discharge q: the depth at which the flow speed

@@ -14,15 +14,17 @@
 //!   sides (Alcrudo & Benkhaldoun 2001; Bernetti, Titarev & Toro 2008 give
 //!   the momentum form; Rosatti & Begnudelli 2010 compare them). It is the
 //!   limit of a smooth, ever steeper bed.
-//! * [`StepRelation::HydrostaticReconstruction`]: momentum is conserved with
-//!   the riser loaded by the hydrostatic pressure of the water on its lower
-//!   side,
-//!     q u1 + g/2 hs1² = q u2 + g/2 hs2²,  hs = max(0, h + z − max(z_left, z_right)),
-//!   i.e. each side's depth above the top of the step. This is what the
-//!   hydrostatic reconstruction of Audusse et al. (2004) imposes at a step:
-//!   there the face sees the depths hs on both sides, and the momentum update
-//!   of the two cells beside the step sums to q (u2 − u1) + g/2 (hs2² − hs1²)
-//!   once the flow beside it is uniform (docs/validation.md derives it).
+//! * [`StepRelation::LowSideMomentum`]: momentum is conserved with the riser
+//!   loaded by the hydrostatic pressure of the water on its lower side,
+//!   `q u1 + g/2 hs1² = q u2 + g/2 hs2²` with
+//!   `hs = max(0, h + z − max(z_left, z_right))`, each side's depth above the
+//!   top of the step: the classical hydraulic relation for a drop (the riser
+//!   faces the pool below it). It is also what the hydrostatic reconstruction
+//!   of Audusse et al. (2004) would impose if the cells beside the step held
+//!   the plateau states: its step face sees the depths hs, and the momentum
+//!   updates of the two cells sum to q (u2 − u1) + g/2 (hs2² − hs1²). They do
+//!   not: docs/validation.md ("Dam break over a step") shows the one-cell
+//!   layer the scheme forms on each side and the relation it converges to.
 //!
 //! For each relation the left state (h1, u1) is found by bisection on the
 //! mismatch between the velocity the step relation gives on the right and the
@@ -35,7 +37,7 @@ use super::{bisect, critical_depth, specific_energy, subcritical_depth, NoSoluti
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepRelation {
     Energy,
-    HydrostaticReconstruction,
+    LowSideMomentum,
 }
 
 /// A dam break at a bed step. Build it with [`StepDamBreak::new`].
@@ -166,7 +168,7 @@ impl StepDamBreak {
                 let head = specific_energy(g, q, h1) + self.z_left;
                 subcritical_depth(g, q, head - self.z_right)
             }
-            StepRelation::HydrostaticReconstruction => {
+            StepRelation::LowSideMomentum => {
                 let top = self.z_left.max(self.z_right);
                 let (d1, d2) = (top - self.z_left, top - self.z_right);
                 let hs1 = (h1 - d1).max(0.0);
@@ -229,10 +231,7 @@ mod tests {
     use crate::exact::testing::{integrate, rel_err, G};
     use crate::exact::Stoker;
 
-    const RELATIONS: [StepRelation; 2] = [
-        StepRelation::Energy,
-        StepRelation::HydrostaticReconstruction,
-    ];
+    const RELATIONS: [StepRelation; 2] = [StepRelation::Energy, StepRelation::LowSideMomentum];
 
     fn up(relation: StepRelation) -> StepDamBreak {
         StepDamBreak::new(G, 0.0, (0.0, 3.0), (1.0, 0.5), relation).unwrap()
@@ -278,7 +277,7 @@ mod tests {
                     specific_energy(G, q, h1) + s.z_left,
                     specific_energy(G, q, h2) + s.z_right,
                 ),
-                StepRelation::HydrostaticReconstruction => {
+                StepRelation::LowSideMomentum => {
                     let top = s.z_left.max(s.z_right);
                     let hs1 = h1 - (top - s.z_left);
                     let hs2 = h2 - (top - s.z_right);
