@@ -28,7 +28,11 @@ pub const ORDER: &[&str] = &[
 const BEGIN: &str =
     "<!-- exact-suite: begin (QUADFLOOD_VALIDATION_DOC=1 cargo test --test exact_suite) -->";
 const END: &str = "<!-- exact-suite: end -->";
-const HEADER: &str = "| case | grids (cells along x) | L1 depth error (finest) | order | L1 discharge error (finest) | order | mass error (worst) | other measures | targets |\n|---|---|---|---|---|---|---|---|---|";
+/// docs/validation.md: every measure.
+const FULL_HEADER: &str = "| case | grids (cells along x) | L1 depth error (finest) | order | L1 discharge error (finest) | order | mass error (worst) | other measures | targets |\n|---|---|---|---|---|---|---|---|---|";
+/// README.md: the error, its order and the verdict.
+const BRIEF_HEADER: &str =
+    "| case | L1 depth error | order | mass error | targets |\n|---|---|---|---|---|";
 
 /// What one case measured on its grids, finest last.
 pub struct Row {
@@ -53,6 +57,29 @@ impl Row {
             .map(|v| format!("{v:.2}"))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The README's row: the finest error, the last order, the worst mass error.
+    fn brief(&self, failures: &[String]) -> String {
+        let last_order = crate::harness::orders(&self.depth_l1)
+            .last()
+            .filter(|o| o.is_finite())
+            .map(|o| format!("{o:.2}"))
+            .unwrap_or("–".into());
+        let error = match self.depth_l1.last() {
+            Some(e) if e.is_finite() => format!("{e:.1e}"),
+            _ => "–".into(),
+        };
+        let worst_mass = self.mass.iter().fold(0.0f64, |a, &b| a.max(b));
+        let verdict = if failures.is_empty() {
+            "met"
+        } else {
+            "**not met**"
+        };
+        format!(
+            "| `{}` | {error} | {last_order} | {worst_mass:.0e} | {verdict} |",
+            self.case
+        )
     }
 
     fn markdown(&self, failures: &[String]) -> String {
@@ -143,7 +170,13 @@ pub fn report(row: Row, checks: Checks) {
     println!("{line}");
     if std::env::var_os("QUADFLOOD_VALIDATION_DOC").is_some() {
         let _guard = DOC.lock().unwrap_or_else(|e| e.into_inner());
-        write_doc_row(row.case, &line);
+        write_row("docs/validation.md", FULL_HEADER, row.case, &line);
+        write_row(
+            "README.md",
+            BRIEF_HEADER,
+            row.case,
+            &row.brief(&checks.failures),
+        );
     }
     assert!(
         checks.failures.is_empty(),
@@ -153,22 +186,19 @@ pub fn report(row: Row, checks: Checks) {
     );
 }
 
-fn doc_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/validation.md")
-}
-
-/// Replaces (or adds) the row of `case` in the table between the markers.
-fn write_doc_row(case: &str, line: &str) {
-    let path = doc_path();
+/// Replaces (or adds) the row of `case` in the table between the markers of the file at
+/// `path` (relative to the repository), keeping the other rows in [`ORDER`].
+fn write_row(path: &str, header: &str, case: &str, line: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let (head, body, tail) = match (text.find(BEGIN), text.find(END)) {
-        (Some(b), Some(e)) if b < e => (
-            text[..b].to_string(),
-            text[b + BEGIN.len()..e].to_string(),
-            text[e + END.len()..].to_string(),
-        ),
-        _ => (text.clone() + "\n", String::new(), "\n".to_string()),
+    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
+        panic!("{} has no exact-suite markers", path.display());
     };
+    let (head, body, tail) = (
+        &text[..b],
+        &text[b + BEGIN.len()..e],
+        &text[e + END.len()..],
+    );
     let key = |l: &str| l.split('`').nth(1).map(str::to_string);
     let mut rows: Vec<(String, String)> = body
         .lines()
@@ -180,8 +210,8 @@ fn write_doc_row(case: &str, line: &str) {
     let rank = |k: &str| ORDER.iter().position(|c| *c == k).unwrap_or(ORDER.len());
     rows.sort_by_key(|(k, _)| rank(k));
     let table: Vec<String> = rows.into_iter().map(|(_, l)| l).collect();
-    let out = format!("{head}{BEGIN}\n{HEADER}\n{}\n{END}{tail}", table.join("\n"));
+    let out = format!("{head}{BEGIN}\n{header}\n{}\n{END}{tail}", table.join("\n"));
     let tmp = path.with_extension("md.tmp");
-    std::fs::write(&tmp, out).expect("writing docs/validation.md");
-    std::fs::rename(&tmp, &path).expect("renaming docs/validation.md");
+    std::fs::write(&tmp, out).expect("writing the table");
+    std::fs::rename(&tmp, &path).expect("renaming the table into place");
 }
