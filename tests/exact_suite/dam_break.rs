@@ -96,6 +96,7 @@ fn ritter_on_a_thin_layer() {
             finest.front_lag / finest.dx,
             DAM + 2.0 * (G * H0).sqrt() * T,
         ),
+        readme_note: "",
     };
     report(row, checks);
 }
