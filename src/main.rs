@@ -144,9 +144,10 @@ fn dispatch(command: Command) -> Result<()> {
         } => {
             let loading = std::time::Instant::now();
             let mut model = scenario::load_with(&scenario, &overrides)?;
-            if let Some(file) = &restart {
-                quadflood::io::checkpoint::restore(file, &mut model)?;
-            }
+            let restart = match &restart {
+                Some(file) => Some(quadflood::io::checkpoint::restore(file, &mut model)?),
+                None => None,
+            };
             let loading_s = loading.elapsed().as_secs_f64();
             if let Some(s) = checkpoint_every.filter(|s| !(*s > 0.0 && s.is_finite())) {
                 return Err(InputError::new(format!(
@@ -169,7 +170,10 @@ fn dispatch(command: Command) -> Result<()> {
                 checkpoint_every,
                 profile,
                 loading_s,
+                restart,
             };
+            // SIGTERM and SIGINT stop the run cleanly (see quadflood::interrupt).
+            quadflood::interrupt::install();
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
                 return run_mpi(&scenario, &model, adapter.as_deref(), &opts, quiet);

@@ -1,9 +1,13 @@
 pub mod animation;
 pub mod ascii_grid;
 pub mod checkpoint;
+pub mod durable;
 pub mod georaster;
 pub mod gridmap;
+pub mod names;
+pub mod outdir;
 pub mod outputs;
 pub mod quicklook;
+pub mod series;
 pub mod vector;
 pub mod writer;

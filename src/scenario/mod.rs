@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod fields;
+pub mod forcing_limits;
 pub mod maxima;
 pub mod model;
 pub mod refine;
