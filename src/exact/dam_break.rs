@@ -37,6 +37,13 @@ impl Ritter {
         self.state(x, t).0
     }
 
+    /// Where the fan's depth has fallen to `level` (0 < level ≤ h_left) at time t:
+    /// h = (2 c0 − ξ)²/(9g) = level at ξ = 2 c0 − 3 √(g level).
+    pub fn front_at_depth(&self, level: f64, t: f64) -> f64 {
+        let c0 = (self.g * self.h_left).sqrt();
+        self.x_dam + (2.0 * c0 - 3.0 * (self.g * level).sqrt()) * t
+    }
+
     /// Velocity at `x`, `t`; zero on the dry bed ahead of the front.
     pub fn velocity(&self, x: f64, t: f64) -> f64 {
         self.state(x, t).1
@@ -254,6 +261,15 @@ mod tests {
         let head = r.x_dam - c0 * t;
         assert_eq!(r.depth(head - eps, t), r.h_left);
         assert!(r.depth(head + eps, t) < r.h_left);
+    }
+
+    #[test]
+    fn ritter_front_at_a_depth_holds_that_depth() {
+        let r = ritter();
+        for level in [1e-3, 0.02, 0.5] {
+            let x = r.front_at_depth(level, 2.5);
+            assert!(rel_err(r.depth(x, 2.5), level) < 1e-12, "{level}");
+        }
     }
 
     #[test]

@@ -41,6 +41,11 @@ impl StageOnDryBed {
         self.x_edge + 2.0 * self.celerity() * t
     }
 
+    /// Where the depth has fallen to `level` at time t.
+    pub fn front_at_depth(&self, level: f64, t: f64) -> f64 {
+        self.x_edge + fan_position(self.g, 2.0 * self.celerity(), level) * t
+    }
+
     /// Discharge per unit width through the edge, constant from t = 0.
     pub fn edge_discharge(&self) -> f64 {
         8.0 / 27.0 * self.h0 * self.celerity()
@@ -81,6 +86,11 @@ impl CriticalInflow {
         self.x_edge + 3.0 * self.edge_celerity() * t
     }
 
+    /// Where the depth has fallen to `level` (≤ hc) at time t.
+    pub fn front_at_depth(&self, level: f64, t: f64) -> f64 {
+        self.x_edge + fan_position(self.g, 3.0 * self.edge_celerity(), level) * t
+    }
+
     pub fn depth(&self, x: f64, t: f64) -> f64 {
         self.state(x, t).0
     }
@@ -92,6 +102,11 @@ impl CriticalInflow {
     fn state(&self, x: f64, t: f64) -> (f64, f64) {
         fan(self.g, 3.0 * self.edge_celerity(), (x - self.x_edge) / t)
     }
+}
+
+/// ξ at which the fan with this invariant holds depth `level`: (invariant − ξ)²/(9g) = level.
+fn fan_position(g: f64, invariant: f64, level: f64) -> f64 {
+    invariant - 3.0 * (g * level).sqrt()
 }
 
 /// The fan into a dry bed with invariant u + 2c = `invariant`, at ξ = x/t
@@ -153,5 +168,14 @@ mod tests {
         }
         assert_eq!(f.depth(f.front(2.0) + 1e-9, 2.0), 0.0);
         assert_eq!(f.depth(9.0, 2.0), 0.0, "nothing upstream of the edge");
+        let x = f.front_at_depth(0.01, 2.0);
+        assert!(rel_err(f.depth(x, 2.0), 0.01) < 1e-12);
+        let s = StageOnDryBed {
+            g: G,
+            h0: 1.0,
+            x_edge: 0.0,
+        };
+        let x = s.front_at_depth(0.01, 2.0);
+        assert!(rel_err(s.depth(x, 2.0), 0.01) < 1e-12);
     }
 }

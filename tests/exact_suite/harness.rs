@@ -233,6 +233,19 @@ pub fn errors(x: &[f64], h: &[f64], q: &[f64], exact: &dyn Fn(f64) -> [f64; 2]) 
     e
 }
 
+/// Where the depth along a channel last falls through `level` going downstream,
+/// interpolated linearly between cell centres: a front position that does not hang on
+/// the thinnest water a scheme may leave ahead of or behind it.
+pub fn front_at(x: &[f64], h: &[f64], level: f64) -> f64 {
+    let Some(i) = (0..h.len()).rev().find(|&i| h[i] >= level) else {
+        return x[0];
+    };
+    if i + 1 == h.len() {
+        return x[i];
+    }
+    x[i] + (h[i] - level) / (h[i] - h[i + 1]) * (x[i + 1] - x[i])
+}
+
 /// The grids of a refinement study: `base`, and with `QUADFLOOD_EXACT_FINE=1` one more
 /// twice as fine as the last (for the docs' table; CI keeps to `base`).
 pub fn grids(base: &[usize]) -> Vec<usize> {
