@@ -168,11 +168,11 @@ struct BcDef {
 @group(0) @binding(9) var<storage, read_write> active_list: array<u32>;
 @group(0) @binding(10) var<storage, read> bc_edge: array<u32>;
 @group(0) @binding(11) var<storage, read> bc_defs: array<BcDef>;
-// Time series: meta[s] = (first point, point count); points are (t, value).
+// Time series: meta[s] = (first point, point count | SERIES_* flags); points are (t, value).
 @group(0) @binding(12) var<storage, read> series_meta: array<vec2<u32>>;
 @group(0) @binding(13) var<storage, read> series_pts: array<vec2<f32>>;
-// Per series: (value at the step's start, value at its end), set once per step.
-@group(0) @binding(14) var<storage, read_write> forcing: array<vec2<f32>>;
+// Per series: what the step's two stages read (see series_forcing), set once per step.
+@group(0) @binding(14) var<storage, read_write> forcing: array<vec4<f32>>;
 // Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
 @group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
 // Per cell over the run (src/scenario/maxima.rs): max depth; max speed and max depth x
@@ -262,20 +262,25 @@ fn dispatched_in(kind: u32) -> u32 {
     }
 }
 
-fn series_value(s: u32, t: f32) -> f32 {
-    if (s == NONE) {
-        return 0.0;
-    }
-    let span = series_meta[s];
-    let first = series_pts[span.x];
-    if (t <= first.x || span.y == 1u) {
-        return first.y;
-    }
-    let last = series_pts[span.x + span.y - 1u];
-    if (t >= last.x) {
-        return last.y;
-    }
-    // Binary search for the segment holding t: hydrographs can have thousands of points.
+// series_meta[s] = (first point, point count | these flags).
+// A series of volumes (discharge, rain): each step uses its mean over the step, so that the
+// water a step adds is the series' exact integral: a pulse shorter than a step, or a
+// breakpoint inside one, is not stepped over or cut short.
+const SERIES_MEAN: u32 = 0x80000000u;
+// A series whose forcing bounds dt (inflows, stages, level lines): its peak over the next
+// steps is kept too (forcing[s].z), so that a step never outruns the wave it will create.
+const SERIES_PEAK: u32 = 0x40000000u;
+const SERIES_COUNT: u32 = 0x3fffffffu;
+
+// (first point, point count) of series s.
+fn series_span(s: u32) -> vec2<u32> {
+    let entry = series_meta[s];
+    return vec2<u32>(entry.x, entry.y & SERIES_COUNT);
+}
+
+// The last point of the span at or before t, for first.x <= t < last.x. Binary search:
+// hydrographs can have thousands of points.
+fn series_piece(span: vec2<u32>, t: f32) -> u32 {
     var lo = 0u;
     var hi = span.y - 1u;
     while (hi - lo > 1u) {
@@ -286,8 +291,86 @@ fn series_value(s: u32, t: f32) -> f32 {
             hi = mid;
         }
     }
+    return lo;
+}
+
+fn series_value(s: u32, t: f32) -> f32 {
+    if (s == NONE) {
+        return 0.0;
+    }
+    let span = series_span(s);
+    let first = series_pts[span.x];
+    if (t <= first.x || span.y == 1u) {
+        return first.y;
+    }
+    let last = series_pts[span.x + span.y - 1u];
+    if (t >= last.x) {
+        return last.y;
+    }
+    let lo = series_piece(span, t);
     let p0 = series_pts[span.x + lo];
-    let p1 = series_pts[span.x + hi];
+    let p1 = series_pts[span.x + lo + 1u];
     let w = (t - p0.x) / (p1.x - p0.x);
     return p0.y + w * (p1.y - p0.y);
+}
+
+// The first point of the span after t.
+fn series_next_point(span: vec2<u32>, t: f32) -> u32 {
+    if (t < series_pts[span.x].x) {
+        return 0u;
+    }
+    if (span.y == 1u || t >= series_pts[span.x + span.y - 1u].x) {
+        return span.y;
+    }
+    return series_piece(span, t) + 1u;
+}
+
+// Mean of series s over [t0, t0 + dt]: its integral, piece by piece, over dt.
+fn series_mean(s: u32, t0: f32, dt: f32) -> f32 {
+    let span = series_span(s);
+    var k = series_next_point(span, t0);
+    let t1 = t0 + dt;
+    if (dt <= 0.0 || k == span.y || series_pts[span.x + k].x >= t1) {
+        return series_value(s, t0 + 0.5 * dt); // one linear piece: its midpoint
+    }
+    var a = vec2<f32>(t0, series_value(s, t0));
+    var integral = 0.0;
+    while (k < span.y && series_pts[span.x + k].x < t1) {
+        let p = series_pts[span.x + k];
+        integral += 0.5 * (a.y + p.y) * (p.x - a.x);
+        a = p;
+        k++;
+    }
+    integral += 0.5 * (a.y + series_value(s, t1)) * (t1 - a.x);
+    return integral / dt;
+}
+
+// Largest value of series s over [t0, t1].
+fn series_peak(s: u32, t0: f32, t1: f32) -> f32 {
+    let span = series_span(s);
+    var peak = max(series_value(s, t0), series_value(s, t1));
+    for (var k = series_next_point(span, t0); k < span.y; k++) {
+        let p = series_pts[span.x + k];
+        if (p.x >= t1) {
+            break;
+        }
+        peak = max(peak, p.y);
+    }
+    return peak;
+}
+
+// What the stages of a step from t0 to t0 + dt read of series s: (stage 1's value, stage
+// 2's value, peak until dt_max past the step's end, 0). The peak covers the whole next
+// step, whose dt the speeds noted in this step bound.
+fn series_forcing(s: u32, t0: f32, dt: f32) -> vec4<f32> {
+    let flags = series_meta[s].y;
+    var peak = 0.0;
+    if ((flags & SERIES_PEAK) != 0u) {
+        peak = series_peak(s, t0, t0 + max(dt, 0.0) + params.dt_max);
+    }
+    if ((flags & SERIES_MEAN) != 0u) {
+        let mean = series_mean(s, t0, dt);
+        return vec4<f32>(mean, mean, peak, 0.0);
+    }
+    return vec4<f32>(series_value(s, t0), series_value(s, t0 + dt), peak, 0.0);
 }

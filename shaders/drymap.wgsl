@@ -1,5 +1,6 @@
 // The dry-map: a block is launched next step when it or any of its 8 neighbours holds
-// water, or when it touches an inflow or stage boundary. Launched blocks are appended to
+// water or is forced (touches an inflow or stage edge, a source or a stage line: such a
+// block can fill in a step's first stage and spill over in its second). Launched blocks are appended to
 // their class's active list, whose length the end of the step turns into indirect dispatch
 // arguments.
 // The list order does not matter: each block's result depends only on its inputs.
@@ -7,20 +8,27 @@
 // Two ways to the same lists: after stage 2, each own block looks at itself and its
 // neighbours (scan_block: ranks, whose ghosts' flags arrive by exchange, and the initial
 // pass); or, when steps end in stage 2, each launched block marks itself and, if it holds
-// water, its neighbours, as its stage-2 workgroup ends (mark_next_step), which needs no
+// water or is forced, its neighbours, as its stage-2 workgroup ends (mark_next_step), which needs no
 // pass over every block. Side neighbours list each other (grid/quadtree.rs checks), so
 // either way every block beside a wet one is launched. Corner slots across a level change
 // are not always mutual, so on multi-level grids the two may also launch a few different
 // dry blocks with no water beside them, which compute to the same bits (their cell update
 // counts differ); tests/drymap.rs checks that the results agree to the bit.
 
+// Whether block b may send water to its neighbours during the next step: it holds water,
+// or its forcing (an inflow or stage edge, a source, a stage line) can give it water in
+// the step's first stage, which the second stage moves on across its sides.
+fn may_spill(b: u32) -> bool {
+    return atomicLoad(&block_flags[b]) != 0u || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u;
+}
+
 fn block_is_active(b: u32) -> bool {
-    if (atomicLoad(&block_flags[b]) != 0u || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u) {
+    if (may_spill(b)) {
         return true;
     }
     for (var s = 0u; s < NB_SLOTS; s++) {
         let nb = neighbours[b * NB_SLOTS + s];
-        if (nb != NONE && atomicLoad(&block_flags[nb]) != 0u) {
+        if (nb != NONE && may_spill(nb)) {
             return true;
         }
     }
@@ -68,10 +76,11 @@ fn next_mark(mark: u32) -> u32 {
 // itself if it holds water or touches an inflow or stage boundary. The first to mark a
 // block appends it to the next step's list.
 fn mark_next_step(b: u32, slot: u32, wet: bool) {
+    let spills = wet || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u; // as may_spill
     var x = NONE;
-    if (slot < NB_SLOTS && wet) {
+    if (slot < NB_SLOTS && spills) {
         x = neighbours[b * NB_SLOTS + slot];
-    } else if (slot == NB_SLOTS && (wet || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u)) {
+    } else if (slot == NB_SLOTS && spills) {
         x = b;
     }
     if (x >= params.own_blocks) {

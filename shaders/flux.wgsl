@@ -181,6 +181,48 @@ fn bc_value(bc: BcDef, stage: u32) -> f32 {
     return select(f.x, f.y, stage == 2u) * bc.scale + bc.offset;
 }
 
+// The largest value the boundary's forcing takes until dt_max past the step's end.
+fn bc_peak(bc: BcDef) -> f32 {
+    if (bc.series == NONE) {
+        return bc.offset;
+    }
+    return forcing[bc.series].z * bc.scale + bc.offset;
+}
+
+// The ghost cell of a stage edge: a body of water standing at `level` beyond the edge,
+// beside edge cell `nearest`. Water that leaves the domain leaves through the level, held
+// at the edge: the normal velocity keeps the Riemann invariant that leaves the domain, so
+// outgoing waves pass out instead of bouncing back (and a steady outflow ends at the
+// level). Water that enters comes in as from a reservoir at rest at that level: the edge
+// state takes the reservoir's invariant (u + 2c = 2c at the level) and the domain's, and
+// at most critical flow on the reservoir's (a dry bed fills as in Ritter's dam break, not
+// at the 2c the held level would drive into it). The two meet at rest, continuously.
+fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
+    let h_in = nearest.x;
+    let z = nearest.w - h_in;
+    let h = max(0.0, level - z);
+    if (h <= params.dry_depth) {
+        return vec4<f32>(h, 0.0, 0.0, z + h);
+    }
+    let c = sqrt(params.g * h);
+    // Velocities below are along the inward normal.
+    let leaving = inward * nearest[normal] - 2.0 * sqrt(params.g * h_in);
+    var u = leaving + 2.0 * c;
+    var depth = h;
+    if (u > 0.0) {
+        u = c + 0.5 * leaving;
+        var c_edge = 0.5 * c - 0.25 * leaving;
+        if (u > c_edge) {
+            u = 2.0 / 3.0 * c;
+            c_edge = u;
+        }
+        depth = c_edge * c_edge / params.g;
+    }
+    var s = vec4<f32>(depth, nearest.y, nearest.z, z + depth);
+    s[normal] = inward * u;
+    return s;
+}
+
 // A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
 // inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself;
 // `normal` selects the velocity component that crosses the edge (1 = u, 2 = v) and `inward`
@@ -193,18 +235,7 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, nor
             return s;
         }
         case BC_STAGE: {
-            // The level is imposed; the normal velocity keeps the Riemann invariant that
-            // leaves the domain, so outgoing waves pass out instead of bouncing back.
-            let h_in = nearest.x;
-            let z = nearest.w - h_in;
-            let h = max(0.0, bc_value(bc, stage) - z);
-            if (h <= params.dry_depth) {
-                return vec4<f32>(h, 0.0, 0.0, z + h);
-            }
-            var s = vec4<f32>(h, nearest.y, nearest.z, z + h);
-            let c_in = sqrt(params.g * h_in);
-            s[normal] = nearest[normal] + 2.0 * inward * (sqrt(params.g * h) - c_in);
-            return s;
+            return stage_ghost(bc_value(bc, stage), nearest, normal, inward);
         }
         default: {
             // Open edges copy the edge cell (zero gradient); inflow edges do too, since
@@ -275,23 +306,39 @@ fn note_speed(speed: f32) {
     }
 }
 
+// The fastest wave a forcing can send into the domain before the next step ends, from the
+// peak of its forcing: the wave speed of the water at the edge face, on the same footing
+// as the cells' (|u| + c). `inner` is the edge cell, turned so that .y crosses the edge.
+fn forced_speed(bc: BcDef, inner: vec4<f32>, inward: f32) -> f32 {
+    let g = params.g;
+    let peak = bc_peak(bc);
+    if (bc.kind == BC_INFLOW) {
+        let q = max(peak, 0.0);
+        let h = max(inner.x, pow(q * q / g, 1.0 / 3.0));
+        return select(0.0, q / h + sqrt(g * h), h > 0.0);
+    }
+    let ghost = stage_ghost(peak, inner, 1u, inward);
+    return max(abs(ghost.y), abs(ghost.z)) + sqrt(g * ghost.x);
+}
+
 // Edge faces: a wall passes no water, exactly (the mirrored Riemann problem gives zero
-// only up to fused multiply-adds); an inflow imposes its discharge.
+// only up to fused multiply-adds); an inflow imposes its discharge. Inflow and stage
+// faces bound the next step by the waves their forcing can create (forced_speed).
 fn edge_face(stage: u32, edge: u32, inner: vec4<f32>, sign: f32, face: vec4<f32>) -> vec4<f32> {
     let bc = bc_defs[bc_edge[edge]];
     if (bc.kind == BC_WALL) {
         return vec4<f32>(0.0, face.y, face.z, 0.0);
     }
-    if (bc.kind != BC_INFLOW) {
+    if (bc.kind != BC_INFLOW && bc.kind != BC_STAGE) {
         return face;
     }
-    let q = max(bc_value(bc, stage), 0.0);
-    let f = inflow_face(q, inner, sign);
-    if (stage != 1u && q > 0.0) {
-        let h = max(inner.x, pow(q * q / params.g, 1.0 / 3.0));
-        note_speed(q / h + sqrt(params.g * h));
+    if (stage != 1u) {
+        note_speed(forced_speed(bc, inner, sign));
     }
-    return f;
+    if (bc.kind == BC_STAGE) {
+        return face;
+    }
+    return inflow_face(max(bc_value(bc, stage), 0.0), inner, sign);
 }
 
 fn turn(s: vec4<f32>) -> vec4<f32> {
@@ -530,6 +577,17 @@ fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
     return (held - own.x) / sim.dt + depth_divergence(tid) / geo.dx;
 }
 
+// The wave speed of a cell on a stage line once the line's level reaches its peak before
+// the next step ends: the next step must not outrun the water the line will hold.
+fn level_speed(series: u32, s: vec4<f32>) -> f32 {
+    let h = max(forcing[series].z - s.w, 0.0);
+    var u = 0.0;
+    if (s.x > params.dry_depth) {
+        u = max(abs(s.y), abs(s.z)) / s.x;
+    }
+    return u + sqrt(params.g * h);
+}
+
 // Discharge (m³/s, in and out) of the block's sources and level lines in this stage, for
 // the volume balance.
 fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
@@ -739,9 +797,12 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     // 4. Update the own cell.
     let valid = cell_thread && is_valid_cell(li, lj, own.w);
     var next = own;
+    var level = NONE;
+    if (valid && span.y > 0u) {
+        level = level_entry(span, tid);
+    }
     if (stage != 0u && valid) {
         let dt = sim.dt;
-        let level = level_entry(span, tid);
         var rate: f32;
         if (level != NONE) {
             rate = level_rate(b, tid, stage, sources[level].y);
@@ -772,6 +833,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             atomicMax(&sim.bad_block, b + 1u);
         }
         note_speed(speed);
+        if (level != NONE) {
+            note_speed(level_speed(sources[level].y, next));
+        }
         if (next.x > 0.0) {
             atomicOr(&wg_wet, 1u);
         }

@@ -207,7 +207,7 @@ fn finalize(lid: u32) {
     let dt_next = wg_dt_next;
     let t0 = wg_t0;
     for (var s = lid; share && s < params.n_series; s += FINALIZE_THREADS) {
-        forcing[s] = vec2<f32>(series_value(s, t0), series_value(s, t0 + dt_next));
+        forcing[s] = series_forcing(s, t0, dt_next);
     }
     storageBarrier();
     for (var k = lid; share && k < params.rain_count; k += FINALIZE_THREADS) {

@@ -108,10 +108,9 @@ pub fn default_n(gpu: &Gpu) -> usize {
     }
 }
 
-/// The end of every benchmark scenario: no outputs, and no end in sight (the latest end a
-/// scenario may have, `scenario::limits::MAX_TIME`).
+/// The end of every benchmark scenario: no outputs, and no end in sight.
 const BENCH_RUN: &str =
-    "[output]\nmaxima = false\nrasters = false\npng = false\n\n[time]\nend = 1e8\n";
+    "[output]\nmaxima = false\nrasters = false\npng = false\n\n[time]\nend = 1e9\n";
 
 /// A flat, frictionless square with walls: 1 m of water inside a circle of radius R,
 /// 0.1 m outside, on `levels` levels with the finest within 2R of the centre.

@@ -1,8 +1,9 @@
 //! Errors and the exit codes they map to.
 //!
 //! Bad input (a scenario, raster or series the user wrote) is an [`InputError`] and exits
-//! with code 2; a missing GPU exits with 3; a run that went unstable with 4; anything else
-//! with 1.
+//! with code 2; a missing GPU exits with 3; a run that went unstable or lost its mass
+//! balance with 4; a run stopped by a signal with 128 + its number, as a shell reports one
+//! it killed; anything else with 1.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -62,6 +63,14 @@ pub enum Error {
     },
     /// The same, reported with the place and what was written.
     Diverged(String),
+    /// The stored water no longer matches the water that came in and went out.
+    MassBalance(String),
+    /// A signal (SIGTERM, SIGINT) asked the run to stop, and it stopped cleanly: the
+    /// message says where and how to go on.
+    Stopped {
+        signal: i32,
+        message: String,
+    },
 }
 
 impl Error {
@@ -70,7 +79,8 @@ impl Error {
             Error::Input(_) => 2,
             Error::NoAdapter(_) => 3,
             Error::Gpu(_) | Error::Io(_) => 1,
-            Error::Unstable { .. } | Error::Diverged(_) => 4,
+            Error::Unstable { .. } | Error::Diverged(_) | Error::MassBalance(_) => 4,
+            Error::Stopped { signal, .. } => 128 + signal,
         }
     }
 }
@@ -89,6 +99,14 @@ impl fmt::Display for Error {
                 )
             }
             Error::Diverged(m) => write!(f, "the run went unstable: {m}"),
+            Error::MassBalance(m) => write!(f, "the run cannot vouch for its results: {m}"),
+            Error::Stopped { signal, message } => {
+                write!(
+                    f,
+                    "stopped by {}: {message}",
+                    crate::interrupt::name(*signal)
+                )
+            }
         }
     }
 }

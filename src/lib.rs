@@ -5,6 +5,7 @@
 //! shaders, buffers), [`solver`] (the time loop), [`scenario`] (input), [`io`] (files),
 //! [`run`] (a whole run from scenario to outputs), [`exact`] (analytic solutions).
 
+pub mod balance;
 pub mod bench;
 pub mod bench_args;
 pub mod comm;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod exact;
 pub mod gpu;
 pub mod grid;
+pub mod interrupt;
 pub mod io;
 pub mod parallel;
 pub mod partition;

@@ -150,9 +150,10 @@ fn dispatch(command: Command) -> Result<()> {
         } => {
             let loading = std::time::Instant::now();
             let mut model = scenario::load_with(&scenario, &overrides)?;
-            if let Some(file) = &restart {
-                quadflood::io::checkpoint::restore(file, &mut model)?;
-            }
+            let restart = match &restart {
+                Some(file) => Some(quadflood::io::checkpoint::restore(file, &mut model)?),
+                None => None,
+            };
             let loading_s = loading.elapsed().as_secs_f64();
             if let Some(every) = checkpoint_every {
                 scenario::limits::check_checkpoint_every(&model, every)?;
@@ -171,10 +172,13 @@ fn dispatch(command: Command) -> Result<()> {
                 checkpoint_every,
                 profile,
                 loading_s,
+                restart,
             };
+            // SIGTERM and SIGINT stop the run cleanly (see quadflood::interrupt).
+            quadflood::interrupt::install();
             #[cfg(feature = "mpi")]
             if quadflood::comm::mpi::launched_with_several_ranks() {
-                let options = run_options(&opts, restart.as_deref(), partition);
+                let options = run_options(&opts, partition);
                 return run_mpi(
                     &scenario,
                     &model,
@@ -400,7 +404,6 @@ fn warn_if_on_one_core() {
 #[cfg(feature = "mpi")]
 fn run_options(
     opts: &RunOptions,
-    restart: Option<&std::path::Path>,
     partition: Option<quadflood::partition::Method>,
 ) -> Vec<(&'static str, String)> {
     vec![
@@ -408,7 +411,7 @@ fn run_options(
         ("--partition", format!("{partition:?}")),
         ("--profile", opts.profile.to_string()),
         // The path may differ from node to node; the state it holds is in the digest.
-        ("--restart", restart.is_some().to_string()),
+        ("--restart", opts.restart.is_some().to_string()),
     ]
 }
 

@@ -1,14 +1,25 @@
 //! A whole run: scenario in, results out. Used by `quadflood run` and by the tests.
 
+mod checkpoints;
+mod profile;
+mod progress;
+
+pub use profile::{profile_json, profile_table};
+
+use crate::balance::{self, Balance};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::io::animation::Animation;
-use crate::io::outputs::{self, GaugeFiles};
+use crate::io::checkpoint::{Fingerprint, Restart};
+use crate::io::names::TimeLabels;
+use crate::io::outdir::OutDir;
+use crate::io::outputs;
+use crate::io::series::Series;
 use crate::io::writer::BackgroundWriter;
 use crate::scenario::model::Model;
-use crate::solver::{Fields, Simulation, Snapshot, Status, Stepper};
+use crate::solver::{Fields, Simulation, Status, Stepper};
+use progress::Reporter;
 use serde_json::json;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,6 +42,9 @@ pub struct RunOptions {
     /// Seconds spent loading the scenario (and a restart's checkpoint) before the run's
     /// clock started; reported beside the run's own wall clock.
     pub loading_s: f64,
+    /// What the checkpoint of a restart (`--restart`) recorded beside the state, which
+    /// `io::checkpoint::restore` has put into the model.
+    pub restart: Option<Restart>,
 }
 
 /// Totals of a finished run (also written to `summary.json`).
@@ -51,9 +65,14 @@ pub struct Summary {
 impl Summary {
     /// (final − initial − in + out − rain) / (initial + in + rain).
     pub fn mass_error_rel(&self) -> f64 {
-        let expected = self.mass_initial + self.mass_inflow - self.mass_outflow + self.mass_rain;
-        (self.mass_final - expected)
-            / (self.mass_initial + self.mass_inflow + self.mass_rain).max(1e-300)
+        Balance {
+            initial: self.mass_initial,
+            inflow: self.mass_inflow,
+            outflow: self.mass_outflow,
+            rain: self.mass_rain,
+            storage: self.mass_final,
+        }
+        .error_rel()
     }
 }
 
@@ -66,9 +85,30 @@ fn map_err(e: std::io::Error) -> Error {
     Error::Io(e.to_string())
 }
 
+/// What rank 0 writes with: the output folder, claimed for this run, and the scenario's
+/// fingerprint for checkpoints (when the run writes them).
+struct Writing {
+    out: OutDir,
+    fingerprint: Option<Fingerprint>,
+}
+
+/// Claims the output folder for this run (`io::outdir`) before anything else is done;
+/// returns the series files to append to.
+fn claim(model: &Model, opts: &RunOptions) -> Result<(Writing, Series)> {
+    let say = opts.progress != Progress::Quiet;
+    let restart = opts.restart.as_ref();
+    let (out, series) = OutDir::claim(&opts.out_dir, model, restart, say)?;
+    let fingerprint = opts.checkpoint_every.map(|_| match restart {
+        Some(r) => r.fingerprint.clone(),
+        None => Fingerprint::of(model),
+    });
+    Ok((Writing { out, fingerprint }, series))
+}
+
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
 pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     let started = Instant::now();
+    let (writing, series) = claim(model, opts)?;
     let mut sim =
         Simulation::new(gpu, model).map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
     if opts.profile && !sim.enable_profiling() {
@@ -77,17 +117,8 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
             gpu.info.name
         );
     }
-    let summary = drive(
-        &mut sim,
-        &Run {
-            gpu,
-            model,
-            opts,
-            ranks: 1,
-            root: true,
-            started,
-        },
-    )?;
+    let run = Run::new(gpu, model, opts, 1, Some(&writing), started);
+    let summary = drive(&mut sim, &run, Some(series))?;
     Ok(summary.expect("a single rank is rank 0"))
 }
 
@@ -100,8 +131,15 @@ pub fn run_split(gpu: &Gpu, model: &Model, pieces: usize, opts: &RunOptions) -> 
         model.partition,
         &crate::partition::per_block,
     );
-    let mut summary =
-        crate::comm::threads::on_threads(pieces, |c| run_ranked(gpu, model, &p, c, opts))?;
+    let (writing, series) = claim(model, opts)?;
+    let series = std::sync::Mutex::new(Some(series));
+    let mut summary = crate::comm::threads::on_threads(pieces, |c| {
+        let root = (crate::comm::Comm::rank(c) == 0).then(|| {
+            let series = series.lock().expect("the series").take();
+            (&writing, series.expect("rank 0 takes the series once"))
+        });
+        ranked(gpu, model, &p, c, opts, root)
+    })?;
     summary.json["sub_domains_on_one_gpu"] = pieces.into();
     outputs::write_json_atomic(&opts.out_dir.join("summary.json"), &summary.json)
         .map_err(|e| io_err(&opts.out_dir, e))?;
@@ -117,38 +155,53 @@ pub fn run_ranked(
     comm: &dyn crate::comm::Comm,
     opts: &RunOptions,
 ) -> Result<Option<Summary>> {
+    match comm.rank() {
+        0 => {
+            let (writing, series) = claim(model, opts)?;
+            ranked(gpu, model, partition, comm, opts, Some((&writing, series)))
+        }
+        _ => ranked(gpu, model, partition, comm, opts, None),
+    }
+}
+
+/// `run_ranked` with the output folder claimed (rank 0).
+fn ranked(
+    gpu: &Gpu,
+    model: &Model,
+    partition: &crate::partition::Partition,
+    comm: &dyn crate::comm::Comm,
+    opts: &RunOptions,
+    root: Option<(&Writing, Series)>,
+) -> Result<Option<Summary>> {
     let started = Instant::now();
     let mut ranked = crate::solver::ranks::Ranked::new(gpu, model, partition, comm)
         .map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
-    let root = comm.rank() == 0;
-    if root && model.write_png {
-        std::fs::create_dir_all(&opts.out_dir).map_err(|e| io_err(&opts.out_dir, e))?;
+    let (writing, series) = match root {
+        Some((w, s)) => (Some(w), Some(s)),
+        None => (None, None),
+    };
+    if writing.is_some() && model.write_png {
         ranked.draw_partitions(&opts.out_dir)?;
     }
     let opts = RunOptions {
         out_dir: opts.out_dir.clone(),
-        progress: if root { opts.progress } else { Progress::Quiet },
+        progress: match writing {
+            Some(_) => opts.progress,
+            None => Progress::Quiet,
+        },
         checkpoint_every: opts.checkpoint_every,
         profile: opts.profile,
         loading_s: opts.loading_s,
+        restart: opts.restart.clone(),
     };
-    if opts.profile && !ranked.enable_profiling() && root {
+    if opts.profile && !ranked.enable_profiling() && writing.is_some() {
         eprintln!(
             "--profile: {} has no timestamp queries; the per-rank compute and wait times are in summary.json",
             gpu.describe()
         );
     }
-    drive(
-        &mut ranked,
-        &Run {
-            gpu,
-            model,
-            opts: &opts,
-            ranks: comm.size(),
-            root,
-            started,
-        },
-    )
+    let run = Run::new(gpu, model, &opts, comm.size(), writing, started);
+    drive(&mut ranked, &run, series)
 }
 
 struct Run<'a> {
@@ -156,30 +209,54 @@ struct Run<'a> {
     model: &'a Model,
     opts: &'a RunOptions,
     ranks: usize,
-    /// Rank 0: the one that writes files.
-    root: bool,
+    /// Rank 0's: the one that writes files.
+    writing: Option<&'a Writing>,
     started: Instant,
+    /// Output times in file names: the same as the checkpoint's run's on a restart.
+    labels: TimeLabels,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        gpu: &'a Gpu,
+        model: &'a Model,
+        opts: &'a RunOptions,
+        ranks: usize,
+        writing: Option<&'a Writing>,
+        started: Instant,
+    ) -> Run<'a> {
+        let recorded = opts.restart.as_ref().map_or(1, |r| r.label_decimals);
+        Run {
+            gpu,
+            model,
+            opts,
+            ranks,
+            writing,
+            started,
+            labels: TimeLabels::for_times(&model.output_times, recorded),
+        }
+    }
 }
 
 /// What rank 0 writes as the run goes: maps, gauges and the mass balance.
 struct Files<'a> {
     maps: &'a outputs::Maps,
-    gauges: GaugeFiles,
-    sections: outputs::SectionFiles,
-    balance: outputs::BalanceFile,
+    writing: &'a Writing,
+    series: Series,
+    labels: TimeLabels,
     animation: Option<Animation>,
     /// The last state known to be sound, for the diagnostic map if the run goes unstable.
     last_good: Option<(f64, Arc<Fields>)>,
 }
 
 impl<'a> Files<'a> {
-    /// Opens the series files in `dir`, after removing a summary left by an earlier run.
-    fn create(model: &Model, maps: &'a outputs::Maps, dir: &Path) -> Result<Files<'a>> {
-        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-        let summary_path = dir.join("summary.json");
-        if summary_path.exists() {
-            std::fs::remove_file(&summary_path).map_err(|e| io_err(&summary_path, e))?;
-        }
+    fn new(
+        run: &Run<'a>,
+        maps: &'a outputs::Maps,
+        writing: &'a Writing,
+        series: Series,
+    ) -> Files<'a> {
+        let model = run.model;
         let animation = model.write_animation.then(|| {
             Animation::new(
                 model.nx(),
@@ -190,14 +267,14 @@ impl<'a> Files<'a> {
                 model.numerics.arrival_depth as f32,
             )
         });
-        Ok(Files {
+        Files {
             maps,
-            gauges: GaugeFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
-            sections: outputs::SectionFiles::create(dir, model).map_err(|e| io_err(dir, e))?,
-            balance: outputs::BalanceFile::create(dir, model).map_err(|e| io_err(dir, e))?,
+            writing,
+            series,
+            labels: run.labels,
             animation,
             last_good: None,
-        })
+        }
     }
 }
 
@@ -238,24 +315,33 @@ fn timed<T>(into: &mut f64, f: impl FnOnce() -> T) -> T {
 
 /// The time loop of a run: stop at every output and gauge time, write what is due. Files
 /// are written on a thread of their own while the GPU steps on.
-fn drive(sim: &mut dyn Stepper, run: &Run) -> Result<Option<Summary>> {
-    let maps = run.root.then(|| outputs::Maps::new(run.model));
+fn drive(sim: &mut dyn Stepper, run: &Run, series: Option<Series>) -> Result<Option<Summary>> {
+    let maps = run.writing.map(|_| outputs::Maps::new(run.model));
     std::thread::scope(|scope| {
         let mut writer = BackgroundWriter::new(scope);
         let mut clock = WallClock {
             setup: run.started.elapsed().as_secs_f64(),
             ..Default::default()
         };
-        let mut files = match &maps {
-            Some(maps) => Some(Files::create(run.model, maps, &run.opts.out_dir)?),
-            None => None,
+        let mut files = match (&maps, run.writing, series) {
+            (Some(maps), Some(writing), Some(series)) => {
+                Some(Files::new(run, maps, writing, series))
+            }
+            _ => None,
         };
-        step_through(sim, run, &mut files, &mut writer, &mut clock)?;
+        if let Err(e) = step_through(sim, run, &mut files, &mut writer, &mut clock) {
+            // However the run ends, its series keep every sample it took (whole rows).
+            if let Some(f) = files.as_mut() {
+                let _ = f.series.flush();
+            }
+            return Err(e);
+        }
         finish(sim, run, files, writer, clock)
     })
 }
 
-/// Every stop of the run: gauges, maps, the mass balance and checkpoints where due.
+/// Every stop of the run: gauges, maps, the mass balance and checkpoints where due; a
+/// clean stop where a signal asks for one.
 fn step_through<'s>(
     sim: &mut dyn Stepper,
     run: &Run<'s>,
@@ -268,46 +354,55 @@ fn step_through<'s>(
     let probes = Probes::new(model);
     if model.resume.is_none() {
         timed(&mut clock.reading, || {
-            sample_gauges(sim, files, model, &probes, model.t_start, dir)
+            sample_gauges(sim, files, model, &probes, model.t_start)
         })?;
         let fields = timed(&mut clock.reading, || sim.fields()).map(Arc::new);
-        record_balance(sim, files, model, model.t_start, fields, dir)?;
+        record_balance(sim, files, model, model.t_start, fields)?;
     }
     let stops = targets(model);
-    let checkpoints = run
-        .opts
-        .checkpoint_every
-        .map(|every| crate::io::checkpoint::times(model, &stops, every))
-        .unwrap_or_default();
+    let checkpoints = checkpoints::Due::new(model, &stops, run.opts.checkpoint_every);
+    let mut poison_at = test_poison_time();
     for target in stops {
+        if poison_at.is_some_and(|t| target > t) {
+            sim.poison_for_test();
+            poison_at = None;
+        }
         let stepped = timed(&mut clock.stepping, || {
             sim.advance_to(target, &mut |s| reporter.update(s))
         });
         if let Err(e) = stepped {
             return Err(unstable_report(e, model, files.as_mut(), dir));
         }
+        if sim.status().t < target {
+            reporter.abandon();
+            return Err(checkpoints.stopped(sim, run, files, writer));
+        }
         if model.gauge_times.contains(&target) {
             timed(&mut clock.reading, || {
-                sample_gauges(sim, files, model, &probes, target, dir)
+                sample_gauges(sim, files, model, &probes, target)
             })?;
         }
         if model.output_times.contains(&target) {
             let fields = timed(&mut clock.reading, || sim.fields()).map(Arc::new);
+            // A state whose mass balance broke is no result: checked before its maps.
+            record_balance(sim, files, model, target, fields.clone())?;
             if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_mut()) {
                 if let Some(a) = f.animation.as_mut() {
                     // Fixed-width titles keep the frames one size.
                     a.push(format!("depth  t = {target:>10.1} s"), &fields.depth);
                 }
                 let (maps, fields) = (f.maps, fields.clone());
-                writer.write(move || write_outputs(dir, model, maps, &fields, target))?;
+                let label = f.labels.label(target);
+                writer.write(move || write_outputs(dir, model, maps, &fields, &label, target))?;
             }
-            record_balance(sim, files, model, target, fields, dir)?;
+            if let Some(f) = files.as_mut() {
+                f.series.flush()?;
+            }
         }
-        if checkpoints.contains(&target) {
-            // Every rank takes part in reading the state; rank 0 gets it and hands it over.
-            if let Some(snapshot) = timed(&mut clock.reading, || sim.snapshot()) {
-                writer.write(move || write_checkpoint(model, dir, &snapshot))?;
-            }
+        checkpoints.at(target, sim, run, files, writer, clock)?;
+        if sim.stop_requested() {
+            reporter.abandon();
+            return Err(checkpoints.stopped(sim, run, files, writer));
         }
     }
     reporter.finish(sim.status());
@@ -334,12 +429,10 @@ fn finish<'s>(
     let grid = &model.grid;
     let fields = Fields::from_stored(grid, &snapshot.state);
     let mass_initial = files
-        .balance
+        .series
         .initial()
         .unwrap_or_else(|| model.stored_volume(&model.depth));
-    files.gauges.finish().map_err(|e| io_err(dir, e))?;
-    files.sections.finish().map_err(|e| io_err(dir, e))?;
-    files.balance.finish().map_err(|e| io_err(dir, e))?;
+    files.series.flush()?;
     // The last maps and the animation are written beside the writer's last output time.
     let animation = files.animation.take().filter(|a| a.len() > 1);
     let peaks = model
@@ -393,6 +486,20 @@ fn finish<'s>(
             eprint!("{}", profile_table(&p, summary.host_us_per_step));
         }
     }
+    let gauge_files: serde_json::Map<String, serde_json::Value> = files
+        .series
+        .gauge_files(model)
+        .into_iter()
+        .map(|(gauge, file)| (gauge.to_string(), file.into()))
+        .collect();
+    summary.json["gauge_files"] = gauge_files.into();
+    // Every file the run wrote but this one, written last.
+    summary.json["files"] = files
+        .writing
+        .out
+        .run_files()
+        .map_err(|e| io_err(dir, e))?
+        .into();
     let summary_path = dir.join("summary.json");
     outputs::write_json_atomic(&summary_path, &summary.json)
         .map_err(|e| io_err(&summary_path, e))?;
@@ -415,71 +522,6 @@ fn write_maxima(
     beside(quicklook, || {
         outputs::write_maxima(dir, model, maps, peaks).map_err(map_err)
     })
-}
-
-pub fn profile_json(p: &crate::solver::profile::Profile, host_us: f64) -> serde_json::Value {
-    let kernels: serde_json::Map<String, serde_json::Value> = p
-        .kernel_us
-        .iter()
-        .map(|(name, us)| (format!("{name}_us_per_step"), (*us).into()))
-        .collect();
-    let mut profile = json!({
-        "timed_steps": p.steps,
-        "gpu_us_per_step": p.gpu_us_per_step(),
-        "kernels": kernels,
-    });
-    if host_us > 0.0 {
-        profile["host_us_per_step"] = host_us.into(); // not counted on ranks
-    }
-    if !p.idle_before_us.is_empty() {
-        let idle: serde_json::Map<String, serde_json::Value> = p
-            .idle_before_us
-            .iter()
-            .map(|(name, us)| (format!("{name}_us_per_step"), (*us).into()))
-            .collect();
-        profile["gpu_idle_before_pass"] = idle.into();
-    }
-    profile
-}
-
-/// The profile as a table: GPU time per step of each kernel, its share, and the host's.
-pub fn profile_table(p: &crate::solver::profile::Profile, host_us: f64) -> String {
-    let total = p.gpu_us_per_step();
-    let w = p
-        .kernel_us
-        .iter()
-        .map(|k| k.0.len())
-        .max()
-        .unwrap_or(0)
-        .max(14);
-    let whose = if p.idle_before_us.is_empty() {
-        ""
-    } else {
-        ", rank 0; every rank's in summary.json"
-    };
-    let mut out = format!("GPU time per step ({} steps timed{whose})\n", p.steps);
-    for (name, us) in &p.kernel_us {
-        out += &format!(
-            "  {name:<w$} {us:>10.2} us  {:>5.1}%\n",
-            100.0 * us / total.max(1e-12)
-        );
-    }
-    out += &format!("  {:<w$} {total:>10.2} us\n", "all kernels");
-    if !p.idle_before_us.is_empty() {
-        let idle: f64 = p.idle_before_us.iter().map(|k| k.1).sum();
-        out += "GPU idle or copying before each pass\n";
-        for (name, us) in &p.idle_before_us {
-            out += &format!("  {name:<w$} {us:>10.2} us\n");
-        }
-        out += &format!("  {:<w$} {idle:>10.2} us\n", "in all");
-    }
-    if host_us > 0.0 {
-        out += &format!(
-            "  {:<w$} {host_us:>10.2} us  (recording and submitting)\n",
-            "host"
-        );
-    }
-    out
 }
 
 /// The cells read at gauge times: the gauges', then every cell a cross-section samples,
@@ -532,56 +574,61 @@ fn sample_gauges(
     model: &Model,
     probes: &Probes,
     t: f64,
-    dir: &Path,
 ) -> Result<()> {
     if probes.cells.is_empty() {
         return Ok(());
     }
     if let (Some(values), Some(f)) = (sim.cells(&probes.cells), files.as_mut()) {
         let gauges = &values[..model.gauges.len()];
-        f.gauges
-            .record(model, t, gauges)
-            .map_err(|e| io_err(dir, e))?;
-        f.sections
-            .record(t, &probes.discharges(&values))
-            .map_err(|e| io_err(dir, e))?;
+        f.series.record_gauges(model, t, gauges)?;
+        f.series.record_sections(t, &probes.discharges(&values))?;
     }
     Ok(())
 }
 
-/// A mass-balance row at time t, from the fields just read (every rank calls this: the edge
-/// volumes are gathered from every rank).
+/// A mass-balance row at time t, from the fields just read, and the check that the balance
+/// holds (every rank calls this: the edge volumes are gathered from every rank, and all
+/// stop together when it broke).
 fn record_balance(
     sim: &dyn Stepper,
     files: &mut Option<Files<'_>>,
     model: &Model,
     t: f64,
     fields: Option<Arc<Fields>>,
-    dir: &Path,
 ) -> Result<()> {
     let (inflow, outflow) = sim.edge_volumes();
     let rain = sim.status().rain_depth * model.valid_cells() as f64 * model.cell_area();
+    let mut verdict = Ok(());
     if let (Some(fields), Some(f)) = (fields, files.as_mut()) {
         let storage = model.volume(&fields.depth);
-        f.balance
-            .record(t, inflow, outflow, rain, storage)
-            .map_err(|e| io_err(dir, e))?;
-        f.last_good = Some((t, fields));
+        // A restart knows its run's initial water from that run's balance file.
+        let initial = f
+            .series
+            .initial()
+            .or(model.resume.is_none().then_some(storage));
+        f.series.record_balance(t, inflow, outflow, rain, storage)?;
+        if let Some(initial) = initial {
+            let account = Balance {
+                initial,
+                inflow,
+                outflow,
+                rain,
+                storage,
+            };
+            verdict = balance::check(model, t, &account);
+        }
+        if verdict.is_ok() {
+            f.last_good = Some((t, fields));
+        }
+    }
+    if !sim.all_sound(verdict.is_ok()) {
+        return Err(verdict.err().unwrap_or_else(|| {
+            Error::MassBalance(format!(
+                "the mass balance broke by t = {t:.3} s (rank 0 reports the volumes)"
+            ))
+        }));
     }
     Ok(())
-}
-
-/// Writes a checkpoint of `snapshot` and keeps the last two.
-fn write_checkpoint(model: &Model, dir: &Path, snapshot: &Snapshot) -> Result<()> {
-    let t = snapshot.resume.t.0 as f64 + snapshot.resume.t.1 as f64;
-    let path = dir.join(crate::io::checkpoint::file_name(t));
-    crate::io::checkpoint::write(&path, model, snapshot).map_err(|e| {
-        io_err(
-            &path,
-            format!("{e} (the previous checkpoint, if any, is intact)"),
-        )
-    })?;
-    crate::io::checkpoint::prune(dir, 2).map_err(|e| io_err(dir, e))
 }
 
 /// Turns an unstable run into a report with the place, and writes the last sound state as
@@ -591,17 +638,10 @@ fn unstable_report(e: Error, model: &Model, files: Option<&mut Files<'_>>, dir: 
         return e;
     };
     let mut message = match model.grid.blocks.get(block as usize) {
-        Some(info) => {
-            let size = (crate::grid::BLOCK as f64) * model.cell_size * (1u64 << info.level) as f64;
-            let x0 = model.origin.0 + info.i0 as f64 * size / crate::grid::BLOCK as f64;
-            let y0 = model.origin.1 + info.j0 as f64 * size / crate::grid::BLOCK as f64;
-            format!(
-                "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s in block {block} (level {}), x {x0:.1} to {:.1}, y {y0:.1} to {:.1}; try a smaller time.cfl or check the inputs there",
-                info.level,
-                x0 + size,
-                y0 + size
-            )
-        }
+        Some(_) => format!(
+            "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s in {}; try a smaller time.cfl or check the inputs there",
+            balance::place_of_block(model, Some(block))
+        ),
         // Another rank went unstable; its own report names the block.
         None => format!(
             "NaN, infinity or a wave speed over 10 km/s by t = {t:.3} s on another rank (its report names the block); try a smaller time.cfl or check the inputs"
@@ -609,11 +649,12 @@ fn unstable_report(e: Error, model: &Model, files: Option<&mut Files<'_>>, dir: 
     };
     if let Some(Files {
         maps,
+        labels,
         last_good: Some((t_good, fields)),
         ..
     }) = files
     {
-        let name = format!("diagnostic_last_good_{}", outputs::time_label(*t_good));
+        let name = format!("diagnostic_last_good_{}", labels.label(*t_good));
         match maps.write(dir, model, &name, |c| Some(fields.depth[c] as f64)) {
             Ok(path) => {
                 message += &format!(
@@ -625,6 +666,12 @@ fn unstable_report(e: Error, model: &Model, files: Option<&mut Files<'_>>, dir: 
         }
     }
     Error::Diverged(message)
+}
+
+/// `QUADFLOOD_TEST_POISON_AT=t`: from the first stop after t, the state holds a NaN (a
+/// fault no sound input makes), so that the tests can reach the report of an unstable run.
+fn test_poison_time() -> Option<f64> {
+    std::env::var("QUADFLOOD_TEST_POISON_AT").ok()?.parse().ok()
 }
 
 /// Every time the run must stop at: outputs and gauge samples, in order.
@@ -641,21 +688,22 @@ fn targets(model: &Model) -> Vec<f64> {
     t
 }
 
-/// The maps and the quick-look of output time t.
+/// The maps and the quick-look of output time t (`label` in file names).
 fn write_outputs(
     dir: &Path,
     model: &Model,
     maps: &outputs::Maps,
     fields: &Fields,
+    label: &str,
     t: f64,
 ) -> Result<()> {
     let quicklook = model.write_png.then_some(|| {
-        let name = format!("depth_{}.png", outputs::time_label(t));
+        let name = format!("depth_{label}.png");
         let title = format!("depth  t = {t:.1} s");
         outputs::write_depth_png(dir, &name, title, model, maps, &fields.depth).map_err(Error::Io)
     });
     beside(quicklook, || match model.write_rasters {
-        true => outputs::write_rasters(dir, model, maps, t, fields).map_err(map_err),
+        true => outputs::write_rasters(dir, model, maps, label, fields).map_err(map_err),
         false => Ok(Vec::new()),
     })
 }
@@ -708,81 +756,4 @@ fn summary_json(gpu: &Gpu, model: &Model, s: &Summary) -> serde_json::Value {
         "output_times_s": model.output_times,
         "gauges": model.gauges.iter().map(|g| g.name.clone()).collect::<Vec<_>>(),
     })
-}
-
-/// Progress on the terminal: a bar when stderr is a terminal, a line every few seconds
-/// when it is not (logs, CI).
-struct Reporter {
-    bar: Option<indicatif::ProgressBar>,
-    plain: bool,
-    t_start: f64,
-    t_end: f64,
-    started: Instant,
-    last_line: Instant,
-    last_steps: u64,
-    last_time: Instant,
-    steps_per_s: f64,
-}
-
-impl Reporter {
-    fn new(model: &Model, mode: Progress) -> Reporter {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = (mode == Progress::Auto && terminal).then(|| {
-            let bar = indicatif::ProgressBar::new(1000);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40.cyan/blue} {msg} ETA {eta}")
-                    .expect("a valid progress template"),
-            );
-            bar
-        });
-        Reporter {
-            bar,
-            plain: mode == Progress::Auto && !terminal,
-            t_start: model.t_start,
-            t_end: model.t_end,
-            started: Instant::now(),
-            last_line: Instant::now(),
-            last_steps: 0,
-            last_time: Instant::now(),
-            steps_per_s: 0.0,
-        }
-    }
-
-    fn update(&mut self, s: &Status) {
-        let now = Instant::now();
-        let dt_wall = now.duration_since(self.last_time).as_secs_f64();
-        if dt_wall > 0.2 {
-            self.steps_per_s = (s.steps - self.last_steps) as f64 / dt_wall;
-            self.last_steps = s.steps;
-            self.last_time = now;
-        }
-        let fraction = ((s.t - self.t_start) / (self.t_end - self.t_start)).clamp(0.0, 1.0);
-        let message = format!("t = {:.1} s  {:.0} steps/s", s.t, self.steps_per_s);
-        if let Some(bar) = &self.bar {
-            bar.set_position((fraction * 1000.0) as u64);
-            bar.set_message(message);
-        } else if self.plain && now.duration_since(self.last_line).as_secs_f64() > 5.0 {
-            let elapsed = self.started.elapsed().as_secs_f64();
-            let eta = if fraction > 0.0 {
-                elapsed * (1.0 - fraction) / fraction
-            } else {
-                0.0
-            };
-            eprintln!("[{:5.1}%] {message}  ETA {:.0} s", fraction * 100.0, eta);
-            self.last_line = now;
-        }
-    }
-
-    /// The time loop's end; the last maps may take a while yet, so say so.
-    fn finish(&mut self, s: &Status) {
-        let had_bar = self.bar.take().map(|bar| bar.finish_and_clear()).is_some();
-        if had_bar || self.plain {
-            eprintln!(
-                "done: t = {:.3} s after {} steps in {:.1} s; writing the last results",
-                s.t,
-                s.steps,
-                self.started.elapsed().as_secs_f64()
-            );
-        }
-    }
 }

@@ -91,8 +91,10 @@ impl Animation {
             .flat_map(|(_, d)| d.iter().copied())
             .fold(0.0f32, f32::max);
         let vmax = crate::io::outputs::nice_ceiling(deepest);
-        let file = std::fs::File::create(path).map_err(|e| fail(e.to_string()))?;
-        let mut gif = GifEncoder::new_with_speed(std::io::BufWriter::new(file), 10);
+        // Encoded in memory: the encoder writes the GIF's last byte as it is dropped,
+        // where a failed write would go unseen; the file is written whole afterwards.
+        let mut bytes = Vec::new();
+        let mut gif = GifEncoder::new_with_speed(&mut bytes, 10);
         gif.set_repeat(Repeat::Infinite)
             .map_err(|e| fail(e.to_string()))?;
         let images = self
@@ -127,7 +129,8 @@ impl Animation {
             gif.encode_frame(Frame::from_parts(canvas, 0, 0, delay))
                 .map_err(|e| fail(e.to_string()))?;
         }
-        Ok(())
+        drop(gif);
+        crate::io::durable::write_bytes(path, &bytes).map_err(|e| e.to_string())
     }
 }
 

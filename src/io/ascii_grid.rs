@@ -386,11 +386,13 @@ fn flip_rows(data: &mut [f64], ncols: usize) {
 /// back to the same f32); nodata cells go out as the nodata value's own f64 text, so they
 /// still match it exactly when read back.
 pub fn write_ascii_grid(path: &Path, r: &Raster) -> std::io::Result<()> {
-    write_ascii_values(path, &r.header(), |col, row| r.get(col, row))
+    crate::io::durable::replace(path, |tmp| {
+        write_ascii_values(tmp, &r.header(), |col, row| r.get(col, row))
+    })
 }
 
 /// `write_ascii_grid` of the values `value(col, row)` (row 0 south), computed row by row
-/// as they are written.
+/// as they are written, to `path` itself: the caller gives it a temporary name.
 pub fn write_ascii_values(
     path: &Path,
     r: &GridHeader,

@@ -109,12 +109,10 @@ fn why_not_projected_metres(wkt: &str) -> Option<String> {
 }
 
 /// Writes the model's CRS beside an ESRI ASCII map (`depth.asc` -> `depth.prj`), as ESRI
-/// WKT where GDAL can say it so; under a temporary name, renamed when whole.
+/// WKT where GDAL can say it so; whole or not at all (`io::durable`).
 pub fn write_prj(map: &Path, wkt: &str) -> std::io::Result<PathBuf> {
     let path = map.with_extension("prj");
-    let tmp = map.with_extension("prj.tmp");
-    std::fs::write(&tmp, esri(wkt))?;
-    std::fs::rename(&tmp, &path)?;
+    crate::io::durable::write_bytes(&path, esri(wkt).as_bytes())?;
     Ok(path)
 }
 

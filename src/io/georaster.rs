@@ -232,14 +232,18 @@ pub fn read_onto(path: &Path, _target: &TargetGrid) -> Result<GeoRaster, InputEr
     read(path)
 }
 
-/// Writes a Float32 GeoTIFF, tiled and compressed, with the CRS and nodata value.
+/// Writes a Float32 GeoTIFF, tiled and compressed, with the CRS and nodata value, whole or
+/// not at all (`io::durable`).
 #[cfg(feature = "gdal")]
 pub fn write_geotiff(path: &Path, r: &Raster, crs: Option<&str>) -> std::io::Result<()> {
-    write_geotiff_values(path, &r.header(), |col, row| r.get(col, row), crs)
+    crate::io::durable::replace(path, |tmp| {
+        write_geotiff_values(tmp, &r.header(), |col, row| r.get(col, row), crs)
+    })
 }
 
 /// `write_geotiff` of the values `value(col, row)` (row 0 south), gathered straight into
-/// the f32 rows GDAL writes.
+/// the f32 rows GDAL writes, to `path` itself: the caller gives it a temporary name. Fails
+/// where GDAL failed, including in the writes it makes only when the file is closed.
 #[cfg(feature = "gdal")]
 pub fn write_geotiff_values(
     path: &Path,
@@ -249,21 +253,23 @@ pub fn write_geotiff_values(
 ) -> std::io::Result<()> {
     use gdal::raster::{Buffer, RasterCreationOptions};
     let io = |e: gdal::errors::GdalError| std::io::Error::other(format!("{}: {e}", path.display()));
+    // GDAL's error state is per thread; closing a dataset returns no result before GDAL
+    // 3.7, so a failed write of its last blocks shows only there.
+    unsafe { gdal_sys::CPLErrorReset() };
     let driver = gdal::DriverManager::get_driver_by_name("GTiff").map_err(io)?;
     let options =
         RasterCreationOptions::from_iter(["TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3"]);
-    let tmp = path.with_extension("tif.tmp");
+    let mut ds = driver
+        .create_with_band_type_with_options::<f32, _>(path, r.ncols, r.nrows, 1, &options)
+        .map_err(io)?;
+    let top = r.yll + r.cellsize * r.nrows as f64;
+    ds.set_geo_transform(&[r.xll, r.cellsize, 0.0, top, 0.0, -r.cellsize])
+        .map_err(io)?;
+    if let Some(wkt) = crs {
+        let srs = gdal::spatial_ref::SpatialRef::from_wkt(wkt).map_err(io)?;
+        ds.set_spatial_ref(&srs).map_err(io)?;
+    }
     {
-        let mut ds = driver
-            .create_with_band_type_with_options::<f32, _>(&tmp, r.ncols, r.nrows, 1, &options)
-            .map_err(io)?;
-        let top = r.yll + r.cellsize * r.nrows as f64;
-        ds.set_geo_transform(&[r.xll, r.cellsize, 0.0, top, 0.0, -r.cellsize])
-            .map_err(io)?;
-        if let Some(wkt) = crs {
-            let srs = gdal::spatial_ref::SpatialRef::from_wkt(wkt).map_err(io)?;
-            ds.set_spatial_ref(&srs).map_err(io)?;
-        }
         let mut band = ds.rasterband(1).map_err(io)?;
         band.set_no_data_value(r.nodata).map_err(io)?;
         let mut rows = Vec::with_capacity(r.ncols * r.nrows);
@@ -274,9 +280,24 @@ pub fn write_geotiff_values(
         band.write((0, 0), (r.ncols, r.nrows), &mut buffer)
             .map_err(io)?;
     }
-    // Written under a temporary name and renamed: a half-written map is never left
-    // under the name of a finished one.
-    std::fs::rename(&tmp, path)
+    ds.close().map_err(io)?;
+    gdal_failure().map_or(Ok(()), |m| {
+        Err(std::io::Error::other(format!(
+            "{}: GDAL: {m}",
+            path.display()
+        )))
+    })
+}
+
+/// The message of the last failure GDAL reported on this thread, if any.
+#[cfg(feature = "gdal")]
+fn gdal_failure() -> Option<String> {
+    let class = unsafe { gdal_sys::CPLGetLastErrorType() };
+    if class < gdal_sys::CPLErr::CE_Failure {
+        return None;
+    }
+    let message = unsafe { std::ffi::CStr::from_ptr(gdal_sys::CPLGetLastErrorMsg()) };
+    Some(message.to_string_lossy().into_owned())
 }
 
 #[cfg(all(test, feature = "gdal"))]

@@ -35,8 +35,7 @@ pub fn write_grid_png(path: &Path, grid: &BlockGrid, cell_size: f64) -> Result<(
         draw_text(&mut img, x + 18, h + 8, &label);
         x += 18 + 12 * label.len() as u32 + 16;
     }
-    img.save(path)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    crate::io::quicklook::save_png(path, &img)
 }
 
 /// Draws the partition: blocks coloured by owner rank.
@@ -48,8 +47,7 @@ pub fn write_partition_png(
     let mut img = draw_blocks(grid, &|b| rank_colour(p.owner[b]));
     let h = img.height() - LEGEND_H;
     draw_text(&mut img, 6, h + 8, &format!("{} ranks", p.ranks));
-    img.save(path)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    crate::io::quicklook::save_png(path, &img)
 }
 
 /// Hues a golden angle apart, so that ranks next to each other on the curve differ.

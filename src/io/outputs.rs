@@ -1,6 +1,7 @@
 //! What a run writes: result rasters and quick-looks at output times, the run's maxima,
-//! gauge series, and the run summary. Rasters are GeoTIFFs with the terrain's CRS (ESRI
-//! ASCII grids in a build without GDAL, or when the scenario asks).
+//! and the run summary (the series are `io::series`). Rasters are GeoTIFFs with the
+//! terrain's CRS (ESRI ASCII grids in a build without GDAL, or when the scenario asks).
+//! Every file is written whole or not at all (`io::durable`).
 
 use crate::io::ascii_grid::{write_ascii_values, GridHeader};
 use crate::io::quicklook::{write_quicklook, QuickLook};
@@ -8,16 +9,9 @@ use crate::io::writer::{write_maps, MapTask};
 use crate::scenario::maxima::Peak;
 use crate::scenario::model::{Model, RasterFormat, WALL_BED};
 use crate::solver::Fields;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub const NODATA: f64 = -9999.0;
-
-/// Label of an output time in file names: seconds, zero-padded so files sort in time.
-pub fn time_label(t: f64) -> String {
-    format!("{:09.1}s", t)
-}
 
 /// Flow speed (m/s) of every cell: zero where the cell is too shallow to carry velocity.
 pub fn speeds(model: &Model, f: &Fields) -> Vec<f32> {
@@ -75,22 +69,21 @@ impl Maps {
                 false => NODATA,
             }
         };
-        let written = match model.raster_format {
-            // GIS tools take an ESRI ASCII grid's CRS from the .prj beside it.
-            RasterFormat::Ascii => write_ascii_values(&path, &header, at).and_then(|()| {
-                model.crs.as_deref().map_or(Ok(()), |wkt| {
-                    crate::io::crs::write_prj(&path, wkt).map(drop)
-                })
-            }),
+        // GIS tools take an ESRI ASCII grid's CRS from the .prj beside it: written first,
+        // so that no map is ever without it.
+        if let (RasterFormat::Ascii, Some(wkt)) = (model.raster_format, &model.crs) {
+            crate::io::crs::write_prj(&path, wkt)?;
+        }
+        // The error names the map: several are written at once.
+        crate::io::durable::replace(&path, |tmp| match model.raster_format {
+            RasterFormat::Ascii => write_ascii_values(tmp, &header, at),
             #[cfg(feature = "gdal")]
             RasterFormat::GeoTiff => {
-                crate::io::georaster::write_geotiff_values(&path, &header, at, model.crs.as_deref())
+                crate::io::georaster::write_geotiff_values(tmp, &header, at, model.crs.as_deref())
             }
             #[cfg(not(feature = "gdal"))]
             RasterFormat::GeoTiff => unreachable!("the scenario refuses geotiff without GDAL"),
-        };
-        // The error names the map: several are written at once.
-        written.map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        })?;
         Ok(path)
     }
 
@@ -106,16 +99,15 @@ impl Maps {
     }
 }
 
-/// Depth, water level, velocity (components and speed) at time t, side by side; returns
-/// the files.
+/// Depth, water level, velocity (components and speed) at an output time (`label`), side
+/// by side; returns the files.
 pub fn write_rasters(
     dir: &Path,
     model: &Model,
     maps: &Maps,
-    t: f64,
+    label: &str,
     f: &Fields,
 ) -> std::io::Result<Vec<PathBuf>> {
-    let label = time_label(t);
     let speed = speeds(model, f);
     let dry = model.numerics.dry_depth as f32;
     let velocity = |m: &[f32], c: usize| {
@@ -212,184 +204,11 @@ pub fn write_depth_png(
     Ok(path)
 }
 
-/// One CSV per gauge: time_s, h_m, u_m_s, v_m_s, eta_m.
-pub struct GaugeFiles {
-    files: Vec<BufWriter<File>>,
-}
-
-impl GaugeFiles {
-    pub fn create(dir: &Path, model: &Model) -> std::io::Result<GaugeFiles> {
-        let mut files = Vec::new();
-        for g in &model.gauges {
-            let path = dir.join(format!("gauge_{}.csv", safe_name(&g.name)));
-            let header = format!(
-                "# gauge {} at x = {} m, y = {} m\ntime_s,h_m,u_m_s,v_m_s,eta_m",
-                g.name, g.x, g.y
-            );
-            files.push(series_file(&path, &header, model)?);
-        }
-        Ok(GaugeFiles { files })
-    }
-
-    /// Appends one sample per gauge; `cells` holds (h, hu, hv) in gauge order.
-    pub fn record(&mut self, model: &Model, t: f64, cells: &[[f32; 3]]) -> std::io::Result<()> {
-        let dry = model.numerics.dry_depth as f32;
-        for ((f, g), s) in self.files.iter_mut().zip(&model.gauges).zip(cells) {
-            let (h, hu, hv) = (s[0], s[1], s[2]);
-            let (u, v) = if h > dry {
-                (hu / h, hv / h)
-            } else {
-                (0.0, 0.0)
-            };
-            let k = model.grid.storage_index(g.cell.0, g.cell.1);
-            let eta = h as f64 + model.bed[k] as f64 + model.datum;
-            writeln!(f, "{t},{h},{u},{v},{eta}")?;
-        }
-        Ok(())
-    }
-
-    pub fn finish(self) -> std::io::Result<()> {
-        for mut f in self.files {
-            f.flush()?;
-        }
-        Ok(())
-    }
-}
-
-/// One CSV per cross-section: time_s, discharge_m3s (positive to the left of the line).
-pub struct SectionFiles {
-    files: Vec<BufWriter<File>>,
-}
-
-impl SectionFiles {
-    pub fn create(dir: &Path, model: &Model) -> std::io::Result<SectionFiles> {
-        let mut files = Vec::new();
-        for s in &model.sections {
-            let path = dir.join(format!("section_{}.csv", safe_name(&s.name)));
-            let header = format!(
-                "# cross-section {}: discharge positive to the left of the line's direction\ntime_s,discharge_m3s",
-                s.name
-            );
-            files.push(series_file(&path, &header, model)?);
-        }
-        Ok(SectionFiles { files })
-    }
-
-    /// Appends one discharge per section.
-    pub fn record(&mut self, t: f64, discharges: &[f64]) -> std::io::Result<()> {
-        for (f, q) in self.files.iter_mut().zip(discharges) {
-            writeln!(f, "{t},{q}")?;
-        }
-        Ok(())
-    }
-
-    pub fn finish(self) -> std::io::Result<()> {
-        for mut f in self.files {
-            f.flush()?;
-        }
-        Ok(())
-    }
-}
-
-/// A time-series CSV: new, or on a restart the earlier run's file cut at the restart time
-/// and continued, so the series reads as one run.
-fn series_file(path: &Path, header: &str, model: &Model) -> std::io::Result<BufWriter<File>> {
-    if model.resume.is_some() {
-        if let Ok(old) = std::fs::read_to_string(path) {
-            let kept: String = old
-                .lines()
-                .filter(|l| match l.split(',').next().map(str::parse::<f64>) {
-                    Some(Ok(t)) => t <= model.t_start,
-                    _ => true,
-                })
-                .map(|l| format!("{l}\n"))
-                .collect();
-            std::fs::write(path, kept)?;
-            return Ok(BufWriter::new(
-                std::fs::OpenOptions::new().append(true).open(path)?,
-            ));
-        }
-    }
-    let mut f = BufWriter::new(File::create(path)?);
-    writeln!(f, "{header}")?;
-    Ok(f)
-}
-
-/// Mass balance over time (m³): what came in, went out, fell as rain, is stored, and the
-/// error storage - (initial + in - out + rain).
-pub struct BalanceFile {
-    file: BufWriter<File>,
-    initial: Option<f64>,
-}
-
-impl BalanceFile {
-    const NAME: &'static str = "mass_balance.csv";
-
-    pub fn create(dir: &Path, model: &Model) -> std::io::Result<BalanceFile> {
-        let header = "time_s,inflow_m3,outflow_m3,rain_m3,storage_m3,error_m3,error_rel";
-        let initial = model
-            .resume
-            .as_ref()
-            .and_then(|_| Self::initial_storage_in(dir));
-        Ok(BalanceFile {
-            file: series_file(&dir.join(Self::NAME), header, model)?,
-            initial,
-        })
-    }
-
-    /// The first row's storage in an earlier run's balance file.
-    fn initial_storage_in(dir: &Path) -> Option<f64> {
-        let text = std::fs::read_to_string(dir.join(Self::NAME)).ok()?;
-        let row = text.lines().nth(1)?;
-        row.split(',').nth(4)?.parse().ok()
-    }
-
-    /// Storage at the start of the run (on a restart: of the run that was restarted).
-    pub fn initial(&self) -> Option<f64> {
-        self.initial
-    }
-
-    pub fn record(
-        &mut self,
-        t: f64,
-        inflow: f64,
-        outflow: f64,
-        rain: f64,
-        storage: f64,
-    ) -> std::io::Result<()> {
-        let initial = *self.initial.get_or_insert(storage);
-        let error = storage - (initial + inflow - outflow + rain);
-        let scale = (initial + inflow + rain).max(1e-300);
-        writeln!(
-            self.file,
-            "{t},{inflow},{outflow},{rain},{storage},{error},{}",
-            error / scale
-        )
-    }
-
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-}
-
-fn safe_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// Writes JSON atomically: a reader never sees half a summary, and a run that dies before
 /// the end leaves none, so a directory without summary.json is visibly incomplete.
 pub fn write_json_atomic(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(value)? + "\n")?;
-    std::fs::rename(&tmp, path)
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    crate::io::durable::write_bytes(path, text.as_bytes())
 }
 
 #[cfg(test)]
@@ -403,6 +222,5 @@ mod tests {
         assert_eq!(nice_ceiling(3.0), 5.0);
         assert_eq!(nice_ceiling(0.0), 1.0);
         assert_eq!(nice_ceiling(0.012), 0.02);
-        assert_eq!(time_label(600.0), "0000600.0s");
     }
 }

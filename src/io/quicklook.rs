@@ -45,11 +45,16 @@ const INK: Rgb<u8> = Rgb([20, 20, 20]);
 const DRY: Rgb<u8> = Rgb([215, 215, 215]);
 
 pub fn write_quicklook(path: &Path, q: &QuickLook) -> Result<(), String> {
-    let fail = |m: String| format!("{}: {m}", path.display());
-    render(q)
-        .map_err(fail)?
-        .save(path)
-        .map_err(|e| fail(e.to_string()))
+    let image = render(q).map_err(|m| format!("{}: {m}", path.display()))?;
+    save_png(path, &image)
+}
+
+/// Writes a PNG whole or not at all (`io::durable`); the error names the file.
+pub fn save_png(path: &Path, image: &RgbImage) -> Result<(), String> {
+    crate::io::durable::replace(path, |tmp| {
+        image.save_with_format(tmp, image::ImageFormat::Png)
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// The quick-look as an image: title, map and colour bar.

@@ -181,7 +181,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     nodata::sections(&sections, &frame, &elevation)?;
     let (output_times, gauge_times) =
         schedule(&spec.time, !gauges.is_empty() || !sections.is_empty())?;
-    Ok(Model {
+    let model = Model {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         grid,
         cell_size: frame.dx,
@@ -225,7 +225,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
             .filter(|b| b.enabled != Some(false))
             .map(balance_settings)
             .transpose()?,
-    })
+    };
+    super::forcing_limits::refuse_impossible(&model)?;
+    Ok(model)
 }
 
 fn balance_settings(
@@ -1718,6 +1720,13 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
             format!("expected a depth > 0 m, found {arrival_depth}"),
         ));
     }
+    let max_mass_error = n.max_mass_error.unwrap_or(d.max_mass_error);
+    if !(max_mass_error > 0.0 && max_mass_error < 1.0) {
+        return Err(bad(
+            "numerics.max_mass_error",
+            format!("expected a relative error between 0 and 1, found {max_mass_error}"),
+        ));
+    }
     let limiter = match n.limiter.as_deref().unwrap_or("minmod") {
         "minmod" => Limiter::Minmod,
         "van-albada" => Limiter::VanAlbada,
@@ -1737,6 +1746,7 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
         skip_dry_blocks: n.skip_dry_blocks.unwrap_or(d.skip_dry_blocks),
         track_maxima: spec.output.maxima,
         arrival_depth,
+        max_mass_error,
     })
 }
 

@@ -43,9 +43,10 @@ pub const MAX_STOPS: usize = 1_000_000;
 /// Most output times: each writes a set of maps.
 pub const MAX_OUTPUT_TIMES: usize = 100_000;
 /// Largest time (s, either sign) a run may start or end at. The GPU keeps the clock as a
-/// pair of f32 (about 48 bits: at 1e15 s a step of a second left it where it was, and the
-/// run never ended) and evaluates series at f32 times (8 s apart at 1e8 s).
-pub const MAX_TIME: f64 = 1e8;
+/// pair of f32, about 48 bits: at 1e15 s a step of a second left it where it was and the
+/// run never ended; at 1e9 s it still resolves microseconds. (Series are evaluated at f32
+/// times, 64 s apart at 1e9 s: count times from the start of the event.)
+pub const MAX_TIME: f64 = 1e9;
 
 /// A number as a person would write it: plainly, or in exponent form when it is tiny or
 /// huge (1e-300, not three hundred zeros).
@@ -219,7 +220,7 @@ pub fn check_times(start: f64, end: f64) -> Result<(), InputError> {
     for (key, t) in [("time.start", start), ("time.end", end)] {
         if t.abs() > MAX_TIME {
             return Err(InputError::new(format!(
-                "expected a time within ±{MAX_TIME:.0e} s (about 3 years), found {} s: the GPU \
+                "expected a time within ±{MAX_TIME:.0e} s (about 31 years), found {} s: the GPU \
                  keeps time in single precision, which cannot step on from there; count times \
                  from the start of the event",
                 num(t)

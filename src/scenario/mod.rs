@@ -4,6 +4,7 @@
 pub mod build;
 pub mod digest;
 pub mod fields;
+pub mod forcing_limits;
 pub mod limits;
 pub mod maxima;
 pub mod model;

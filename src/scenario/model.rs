@@ -28,6 +28,8 @@ pub struct Numerics {
     pub track_maxima: bool,
     /// Depth (m) at which a cell counts as reached by the flood (arrival time).
     pub arrival_depth: f64,
+    /// The largest relative mass error a run may reach before it stops (balance::check).
+    pub max_mass_error: f64,
 }
 
 impl Default for Numerics {
@@ -36,11 +38,12 @@ impl Default for Numerics {
             gravity: 9.81,
             cfl: 0.5,
             dt_max: 10.0,
-            dry_depth: 1e-4,
+            dry_depth: 1e-8,
             limiter: Limiter::Minmod,
             skip_dry_blocks: true,
             track_maxima: true,
             arrival_depth: 0.01,
+            max_mass_error: 1e-4,
         }
     }
 }

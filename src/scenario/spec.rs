@@ -433,6 +433,8 @@ pub struct NumericsSpec {
     pub limiter: Option<String>,
     pub dry_depth: Option<f64>,
     pub skip_dry_blocks: Option<bool>,
+    /// The relative mass error at which a run stops (default 1e-4).
+    pub max_mass_error: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -9,6 +9,7 @@
 //! after each submission, through a ring of two mappable buffers, so the GPU works on the
 //! next batch while the host looks at the last one.
 
+pub(crate) mod forcing;
 pub mod kernels;
 pub mod profile;
 pub mod ranks;
@@ -767,7 +768,8 @@ impl<'g> Simulation<'g> {
         self.accept(&record)
     }
 
-    /// Steps until the clock sits exactly on `target`, calling `progress` after each batch.
+    /// Steps until the clock sits exactly on `target`, calling `progress` after each batch;
+    /// short of it when a signal asks the run to stop.
     pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
         if target <= self.status.t && self.status.at_target {
             return Ok(());
@@ -798,13 +800,17 @@ impl<'g> Simulation<'g> {
                 batch_started.elapsed().as_secs_f64(),
             );
             batch_started = Instant::now();
-            if self.status.at_target {
+            // A signal stops the run short of the target (`crate::interrupt`): the caller
+            // finds the clock before it.
+            if self.status.at_target || crate::interrupt::requested().is_some() {
                 for (index, slot, _) in in_flight.drain(..) {
                     self.wait_batch(index, slot)?;
                 }
-                // The GPU clock holds the target as a double-f32 pair; report the f64 the
-                // pair stands for.
-                self.status.t = target;
+                if self.status.at_target {
+                    // The GPU clock holds the target as a double-f32 pair; report the f64
+                    // the pair stands for.
+                    self.status.t = target;
+                }
                 return Ok(());
             }
         }
@@ -851,6 +857,15 @@ impl<'g> Simulation<'g> {
         } else if wall_s > 0.4 && self.steps_per_batch > 1 {
             self.steps_per_batch /= 2;
         }
+    }
+
+    /// Writes NaN into the depth of stored cell 0 (block 0, at the domain's south-west
+    /// corner), as a fault no sound input produces: lets the tests reach the path that
+    /// reports an unstable run (`QUADFLOOD_TEST_POISON_AT`, see run.rs).
+    pub fn poison_for_test(&self) {
+        self.gpu
+            .queue
+            .write_buffer(&self.buffers.state_a, 0, &f32::NAN.to_le_bytes());
     }
 
     /// Depth and momentum of every domain cell.
@@ -1006,7 +1021,7 @@ fn params_of(model: &Model, split: Split) -> Params {
         g: n.gravity as f32,
         cfl: n.cfl as f32,
         dx: model.cell_size as f32,
-        dt_max: n.dt_max as f32,
+        dt_max: forcing::dt_max(model) as f32,
         dry_depth: n.dry_depth as f32,
         n_series: model.series.len() as u32,
         rain_first: model.bc_defs.len() as u32,
@@ -1063,7 +1078,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     let state: Vec<[f32; 4]> = (0..grid.stored_cells())
         .map(|k| [model.depth[k], model.hu[k], model.hv[k], model.bed[k]])
         .collect();
-    let (meta, pts) = pack_series(model);
+    let (meta, pts) = forcing::pack_series(model);
     let (t_hi, t_lo) = initial_record(model, split).clock();
     let maxima = initial_maxima(model);
     let block_volume = match &model.resume {
@@ -1095,7 +1110,11 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("bc_defs", &bc_and_rain_defs(model), storage),
         gpu.buffer_with("series_meta", &meta, storage),
         gpu.buffer_with("series_pts", &pts, storage),
-        gpu.buffer_with("forcing", &vec![[0.0f32; 2]; model.series.len()], storage),
+        gpu.buffer_with(
+            "forcing",
+            &forcing::initial_forcing(model, t_hi as f64 + t_lo as f64),
+            storage,
+        ),
         gpu.buffer_with("block_volume", &block_volume, storage),
         gpu.buffer_with("maxima", &maxima, storage),
         gpu.buffer_with("sources", &source_table(model), storage),
@@ -1232,11 +1251,7 @@ fn block_rain(model: &Model, b: usize, base: u32, per_cell: &mut Vec<[u32; 4]>) 
 /// must cross at most one cell, dt sqrt(g rate dt) <= width. Without this bound a dry
 /// domain would take steps of dt_max while a source floods one cell.
 fn source_speed(rate: f64, width: f64, g: f64) -> f64 {
-    if rate <= 0.0 {
-        return 0.0;
-    }
-    let dt = (width / (g * rate).sqrt()).powf(2.0 / 3.0);
-    width / dt
+    width / forcing::fill_time(rate, width, g)
 }
 
 /// The run's maxima so far: from the checkpoint on a restart, else the initial state's.
@@ -1277,21 +1292,6 @@ fn initial_flags(model: &Model, split: Split) -> Vec<u32> {
     flags
 }
 
-fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
-    let mut meta = Vec::new();
-    let mut pts = Vec::new();
-    for s in &model.series {
-        meta.push([pts.len() as u32, s.times.len() as u32]);
-        pts.extend(
-            s.times
-                .iter()
-                .zip(&s.values)
-                .map(|(&t, &v)| [t as f32, v as f32]),
-        );
-    }
-    (meta, pts)
-}
-
 /// What a run needs from a solver, on one rank or many. Every rank calls these in the same
 /// order; the reads return `Some` on rank 0 only.
 pub trait Stepper {
@@ -1311,13 +1311,28 @@ pub trait Stepper {
     }
     /// Per-rank timings, at rank 0.
     fn rank_reports(&self) -> Option<Vec<serde_json::Value>>;
+    /// Whether a signal asked the run to stop (on ranks: any rank's; every rank calls
+    /// this together).
+    fn stop_requested(&self) -> bool {
+        crate::interrupt::requested().is_some()
+    }
     /// One entry per rebalance, at rank 0 (None when the run does not balance).
     fn rebalancing(&self) -> Option<Vec<serde_json::Value>> {
         None
     }
+    /// Whether every rank found its part sound (`sound` on this one), so that all stop
+    /// together when one cannot go on.
+    fn all_sound(&self, sound: bool) -> bool {
+        sound
+    }
+    /// See [`Simulation::poison_for_test`]; a no-op on ranks.
+    fn poison_for_test(&self) {}
 }
 
 impl Stepper for Simulation<'_> {
+    fn poison_for_test(&self) {
+        Simulation::poison_for_test(self)
+    }
     fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
         Simulation::advance_to(self, target, progress)
     }

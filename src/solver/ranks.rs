@@ -97,6 +97,9 @@ struct Submitted {
 const UNSTABLE_SOMEWHERE: u32 = 0;
 /// `bad_block` on a rank told by the reduction that another rank went unstable.
 const ON_ANOTHER_RANK: u32 = u32::MAX;
+/// Steps between the ranks' agreements on whether a signal asked the run to stop: one more
+/// reduction per this many steps, and a stop within as many steps of the signal.
+const STOP_POLL_STEPS: u64 = 32;
 
 fn total(v: &[usize]) -> usize {
     v.iter().sum()
@@ -529,13 +532,15 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(record)
     }
 
-    /// Steps until the clock sits exactly on `target` (every rank calls this together).
+    /// Steps until the clock sits exactly on `target` (every rank calls this together), or
+    /// short of it when a signal asks the run to stop.
     pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
         if target <= self.status.t && self.status.at_target {
             return Ok(());
         }
         self.next_stage1 = None; // an earlier call may have stopped on an error
         self.sim.set_target(target);
+        let mut stopped = false;
         loop {
             let started = Instant::now();
             let r = self.step()?;
@@ -563,6 +568,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
             if r.clamped == 1 || r.dt == 0.0 {
                 break;
             }
+            // Every rank has taken the same steps, so all ask at the same one.
+            if self.status.steps.is_multiple_of(STOP_POLL_STEPS) && self.stop_agreed() {
+                stopped = true;
+                break;
+            }
             if self.balance_due(&r, step_s) {
                 self.next_stage1 = None;
                 self.balance()?;
@@ -573,8 +583,16 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
-        self.status.t = target;
+        if !stopped {
+            self.status.t = target;
+        }
         Ok(())
+    }
+
+    /// Whether a signal asked any rank to stop (every rank calls this together).
+    fn stop_agreed(&self) -> bool {
+        let asked = crate::interrupt::requested().is_some();
+        self.comm.min_u32(u32::from(!asked)) == 0
     }
 
     /// Exactly `n` steps, with no target in sight (benchmarks).
@@ -824,9 +842,15 @@ impl Stepper for Ranked<'_, '_> {
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.sim.host_record_s + self.sim.host_submit_s) / self.sim.host_steps.max(1) as f64
     }
+    fn stop_requested(&self) -> bool {
+        self.stop_agreed()
+    }
     fn rebalancing(&self) -> Option<Vec<serde_json::Value>> {
         let b = self.balancer.as_ref()?;
         (self.comm.rank() == 0).then(|| b.log.clone())
+    }
+    fn all_sound(&self, sound: bool) -> bool {
+        self.comm.min_u32(sound as u32) == 1
     }
     fn profile(&self) -> Option<super::profile::Profile> {
         let (t, steps) = self.pass_profile()?;

@@ -1,0 +1,229 @@
+//! A checkpoint header's values, each checked against its range before the run uses it: a
+//! clock that is not a number, a CFL step of zero (which would hang the run) or counts of
+//! another grid are refused, naming the key.
+
+use crate::io::series::SeriesMark;
+use crate::scenario::maxima::{Peak, PeakClock};
+use crate::scenario::model::Model;
+use serde_json::Value;
+
+/// The arrays after the header.
+pub struct Layout {
+    pub cells: u64,
+    pub blocks: u64,
+    pub maxima: bool,
+}
+
+impl Layout {
+    pub fn maxima_bytes(&self) -> u64 {
+        match self.maxima {
+            true => self.cells * std::mem::size_of::<Peak>() as u64,
+            false => 0,
+        }
+    }
+
+    pub fn array_bytes(&self) -> u64 {
+        16 * self.cells + 16 * self.blocks + self.maxima_bytes()
+    }
+}
+
+fn bad(key: &str, expected: &str, found: &Value) -> String {
+    format!("header value `{key}`: expected {expected}, found {found}")
+}
+
+fn whole(h: &Value, key: &str) -> Result<u64, String> {
+    h[key]
+        .as_u64()
+        .ok_or_else(|| bad(key, "a whole number", &h[key]))
+}
+
+/// The arrays' sizes, which must be the scenario's grid's.
+pub fn layout(h: &Value, model: &Model) -> Result<Layout, String> {
+    let layout = Layout {
+        cells: whole(h, "stored_cells")?,
+        blocks: whole(h, "blocks")?,
+        maxima: h["maxima"]
+            .as_bool()
+            .ok_or_else(|| bad("maxima", "true or false", &h["maxima"]))?,
+    };
+    let (cells, blocks) = (
+        model.grid.stored_cells() as u64,
+        model.grid.nblocks() as u64,
+    );
+    if (layout.cells, layout.blocks) != (cells, blocks) {
+        return Err(format!(
+            "it was written for another grid ({} cells in {} blocks; the scenario's has {cells} in {blocks}): restart with the scenario that wrote it",
+            layout.cells, layout.blocks
+        ));
+    }
+    Ok(layout)
+}
+
+/// The file's size against the size its header gives (a regular file's).
+pub fn check_size(size: u64, expected: u64) -> Result<(), String> {
+    match size.cmp(&expected) {
+        std::cmp::Ordering::Less => Err(format!(
+            "truncated: the file ends early ({size} of {expected} bytes)"
+        )),
+        std::cmp::Ordering::Greater => Err(format!(
+            "damaged: {} bytes past where a checkpoint of this grid ends",
+            size - expected
+        )),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
+/// The header's values a restart uses, range-checked.
+pub struct Values {
+    pub t: (f32, f32),
+    pub steps: u64,
+    pub dt_cfl: f32,
+    pub cell_updates: u64,
+    pub rain: (f32, f32),
+    pub peak_clock: PeakClock,
+    pub series: Vec<SeriesMark>,
+    pub files: Vec<String>,
+    pub label_decimals: usize,
+}
+
+/// A finite f32.
+fn single(h: &Value, key: &str) -> Result<f32, String> {
+    h[key]
+        .as_f64()
+        .map(|v| v as f32)
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| bad(key, "a finite number", &h[key]))
+}
+
+/// A double-f32 pair (hi, lo): |lo| within hi's last bit.
+fn pair(h: &Value, hi: &str, lo: &str) -> Result<(f32, f32), String> {
+    let (a, b) = (single(h, hi)?, single(h, lo)?);
+    if b.abs() > a.abs() * f32::EPSILON {
+        return Err(bad(
+            lo,
+            &format!("the low part of a double-f32 pair with {hi} = {a}, under {a}·2⁻²³"),
+            &h[lo],
+        ));
+    }
+    Ok((a, b))
+}
+
+/// Steps a run may have taken: more would take centuries.
+const MOST_STEPS: u64 = 1 << 53;
+/// The fastest wave a run that has not stopped as unstable can hold (m/s).
+const FASTEST_WAVE: f64 = 1e4;
+/// Room for a restart with a smaller CFL number than the checkpoint's run had.
+const CFL_MARGIN: f64 = 0.01;
+
+pub fn values(h: &Value, model: &Model) -> Result<Values, String> {
+    let t = pair(h, "t_hi", "t_lo")?;
+    let clock = t.0 as f64 + t.1 as f64;
+    if clock < model.t_start {
+        return Err(bad(
+            "t_hi",
+            &format!("a time from the scenario's start ({} s) on", model.t_start),
+            &h["t_hi"],
+        ));
+    }
+    if clock >= model.t_end {
+        return Err(format!(
+            "header value `t_hi`: it is at t = {clock} s, at or past the scenario's end ({} s)",
+            model.t_end
+        ));
+    }
+    let steps = whole(h, "steps")?;
+    if !(1..=MOST_STEPS).contains(&steps) {
+        return Err(bad("steps", "from 1 to 2⁵³", &h["steps"]));
+    }
+    // A CFL step shorter than the fastest wave allows is no run's: one of zero or less,
+    // or a tiny one on dry ground (where no scan shortens or lengthens it), never ends.
+    let dt_cfl = single(h, "dt_cfl")?;
+    let shortest = CFL_MARGIN * model.numerics.cfl * model.cell_size / FASTEST_WAVE;
+    if (dt_cfl as f64) < shortest {
+        return Err(bad(
+            "dt_cfl",
+            &format!(
+                "a CFL step of at least {shortest:e} s (a wave of 10 km/s at a CFL number of {}, on {} m cells)",
+                CFL_MARGIN * model.numerics.cfl,
+                model.cell_size
+            ),
+            &h["dt_cfl"],
+        ));
+    }
+    let rain = pair(h, "rain_hi", "rain_lo")?;
+    if rain.0 < 0.0 {
+        return Err(bad(
+            "rain_hi",
+            "a rain depth of zero or more",
+            &h["rain_hi"],
+        ));
+    }
+    let clock_of = &h["peak_clock"];
+    let peak_clock = match (clock_of[0].as_f64(), clock_of[1].as_f64()) {
+        (Some(origin), Some(quantum))
+            if origin.is_finite() && quantum.is_finite() && quantum > 0.0 =>
+        {
+            PeakClock { origin, quantum }
+        }
+        _ => {
+            return Err(bad(
+                "peak_clock",
+                "[origin, quantum] with a finite origin and a positive quantum",
+                clock_of,
+            ))
+        }
+    };
+    let label_decimals = whole(h, "label_decimals")?;
+    if label_decimals > 64 {
+        return Err(bad("label_decimals", "at most 64", &h["label_decimals"]));
+    }
+    Ok(Values {
+        t,
+        steps,
+        dt_cfl,
+        cell_updates: whole(h, "cell_updates")?,
+        rain,
+        peak_clock,
+        series: series(h)?,
+        files: files(h)?,
+        label_decimals: label_decimals as usize,
+    })
+}
+
+fn series(h: &Value) -> Result<Vec<SeriesMark>, String> {
+    let expected = "a list of {file, bytes, crc32}";
+    h["series"]
+        .as_array()
+        .ok_or_else(|| bad("series", expected, &h["series"]))?
+        .iter()
+        .map(|m| SeriesMark::from_json(m).ok_or_else(|| bad("series", expected, m)))
+        .collect()
+}
+
+fn files(h: &Value) -> Result<Vec<String>, String> {
+    let expected = "a list of file names";
+    h["files"]
+        .as_array()
+        .ok_or_else(|| bad("files", expected, &h["files"]))?
+        .iter()
+        .map(|f| {
+            f.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad("files", expected, f))
+        })
+        .collect()
+}
+
+/// Depths of zero or more and finite momenta and bed: what a sound run holds.
+pub fn check_state(state: &[[f32; 4]]) -> Result<(), String> {
+    match state
+        .iter()
+        .position(|s| !(s[0] >= 0.0 && s.iter().all(|v| v.is_finite())))
+    {
+        Some(k) => Err(format!(
+            "damaged: stored cell {k} holds (h, hu, hv, bed) = {:?}",
+            state[k]
+        )),
+        None => Ok(()),
+    }
+}

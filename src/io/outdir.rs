@@ -1,0 +1,176 @@
+//! The output folder of a run, claimed for it alone: locked against a second run (an
+//! exclusive `flock` on `.quadflood.lock`, which the kernel releases when the process
+//! ends, however it ends), and cleared of an earlier run's files before this run writes
+//! its own, so no file in it can be taken for this run's that this run did not write. A
+//! restart keeps what its checkpoint's run had written up to the checkpoint.
+
+use crate::error::{Error, InputError, Result};
+use crate::io::checkpoint::Restart;
+use crate::io::series::Series;
+use crate::scenario::model::Model;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+const LOCK_NAME: &str = ".quadflood.lock";
+
+pub struct OutDir {
+    pub dir: PathBuf,
+    /// Held for the run's life: the lock goes with the file's last descriptor.
+    _lock: File,
+}
+
+impl OutDir {
+    /// Claims `dir`: creates it, locks it, checks a restart's series against its
+    /// checkpoint (refusing, exit code 2, before anything in the folder changes), clears
+    /// an earlier run's files, and returns the series files to append to.
+    pub fn claim(
+        dir: &Path,
+        model: &Model,
+        restart: Option<&Restart>,
+        say: bool,
+    ) -> Result<(OutDir, Series)> {
+        let io = |e: std::io::Error| Error::Io(format!("{}: {e}", dir.display()));
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let lock = lock(dir)?;
+        let (keep, series) = match restart {
+            Some(r) => (kept_by(dir, r), Series::resume(dir, model, &r.series)?),
+            None => (HashSet::new(), Series::create(dir, model).map_err(io)?),
+        };
+        // A fresh run's series were just written under their own names: keep them.
+        let mut keep = keep;
+        keep.extend(series.file_names());
+        let cleared = clear(dir, &keep).map_err(io)?;
+        if say && cleared > 0 {
+            let whose = match restart {
+                Some(_) => "written after the checkpoint",
+                None => "of an earlier run (results, series, checkpoints)",
+            };
+            eprintln!("{}: removed {cleared} files {whose}", dir.display());
+        }
+        Ok((
+            OutDir {
+                dir: dir.to_path_buf(),
+                _lock: lock,
+            },
+            series,
+        ))
+    }
+
+    /// This run's files in the folder (for its summary and checkpoints), sorted: after
+    /// `claim` every run file there is this run's.
+    pub fn run_files(&self) -> std::io::Result<Vec<String>> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.dir)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.') && crate::io::names::is_run_file(n))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+}
+
+/// An exclusive lock on the folder's lock file, which then names this process.
+fn lock(dir: &Path) -> Result<File> {
+    let path = dir.join(LOCK_NAME);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+    if let Err(e) = try_lock(&file) {
+        if e.kind() != std::io::ErrorKind::WouldBlock {
+            // Some network file systems lock nothing: say so and go on.
+            eprintln!(
+                "note: {}: cannot lock it ({e}); make sure no other run writes into {}",
+                path.display(),
+                dir.display()
+            );
+            return Ok(file);
+        }
+        let mut holder = String::new();
+        let _ = (&file).take(256).read_to_string(&mut holder);
+        let holder = match holder.trim() {
+            "" => "another quadflood run".to_string(),
+            h => format!("another quadflood run, {h}"),
+        };
+        return Err(InputError::new(format!(
+            "the output folder is in use by {holder}: wait for it to end, or choose another --out"
+        ))
+        .in_file(dir)
+        .into());
+    }
+    let me = format!("pid {} on {}\n", std::process::id(), hostname());
+    let written = file.set_len(0).and_then(|()| file.write_all(me.as_bytes()));
+    written.map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn try_lock(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    match unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &File) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn hostname() -> String {
+    let mut name = [0u8; 256];
+    match unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } {
+        0 => {
+            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+            String::from_utf8_lossy(&name[..end]).into_owned()
+        }
+        _ => "this host".into(),
+    }
+}
+
+#[cfg(not(unix))]
+fn hostname() -> String {
+    "this host".into()
+}
+
+/// What a restart keeps: what the checkpoint's run had written, and the checkpoint.
+fn kept_by(dir: &Path, r: &Restart) -> HashSet<String> {
+    let mut keep: HashSet<String> = r.files.iter().cloned().collect();
+    let same_dir = |a: &Path| a.canonicalize().ok() == dir.canonicalize().ok();
+    if let (Some(parent), Some(name)) = (r.file.parent(), r.file.file_name()) {
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        if same_dir(parent) {
+            keep.insert(name.to_string_lossy().into_owned());
+        }
+    }
+    keep
+}
+
+/// Removes the run files in `dir` not in `keep` (and every temporary of ours); returns
+/// how many went.
+fn clear(dir: &Path, keep: &HashSet<String>) -> std::io::Result<usize> {
+    let mut cleared = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !crate::io::names::is_run_file(&name) || keep.contains(&name) {
+            continue;
+        }
+        if entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+            cleared += usize::from(!name.starts_with('.'));
+        }
+    }
+    Ok(cleared)
+}
