@@ -1,0 +1,21 @@
+//! Forcing on dry land: inflow and stage segments, sources, stage and outfall lines and
+//! rain on a dry (now and then partly ponded) bed, run to the end. The run must exit 0 with
+//! its mass balance within 1e-5, the inflow and rain it counted equal to their series'
+//! integrals, and no depth beyond what the stages, the initial water and the volume brought
+//! in can make; or stop as documented.
+
+use super::case::{arg, Case};
+use super::proc::Limits;
+use super::tiny;
+
+pub fn case(c: &mut Case) {
+    let tiny = tiny::dry_forcing(&mut c.rng);
+    c.note(tiny.what.clone());
+    let scenario = c.write("scenario.toml", tiny.toml.as_bytes());
+    let out = c.dir.join("out");
+    let args = ["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from);
+    let o = c.quadflood(&args, &Limits::gpu(), "run");
+    c.judge(&o, &[arg(&c.dir)]);
+    c.expect_run_of_sound_input(&o, &out, &tiny.bound);
+    c.expect_whole(&out, false);
+}
