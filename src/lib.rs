@@ -8,6 +8,7 @@
 pub mod balance;
 pub mod bench;
 pub mod comm;
+pub mod console;
 pub mod error;
 pub mod exact;
 pub mod gpu;

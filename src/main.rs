@@ -122,7 +122,7 @@ fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("quadflood: {e}");
+            quadflood::say!("quadflood: {e}");
             ExitCode::from(e.exit_code() as u8)
         }
     }
@@ -180,7 +180,7 @@ fn dispatch(command: Command) -> Result<()> {
             }
             let gpu = Gpu::open(adapter.as_deref())?;
             if !quiet {
-                eprintln!(
+                quadflood::say!(
                     "{}: {}x{} cells of {} m in {} blocks on {}",
                     scenario.display(),
                     model.nx(),
@@ -207,7 +207,7 @@ fn dispatch(command: Command) -> Result<()> {
             overrides,
         } => {
             let model = scenario::load_with(&scenario, &overrides)?;
-            println!(
+            quadflood::tell!(
                 "{}: ok: {}x{} cells of {} m ({} blocks), {} output times to t = {} s, {} gauges, {} boundary conditions",
                 scenario.display(),
                 model.nx(),
@@ -340,7 +340,7 @@ fn dispatch(command: Command) -> Result<()> {
 }
 
 fn report(summary: &run::Summary, out: &std::path::Path) {
-    println!(
+    quadflood::tell!(
         "{} steps to t = {:.3} s in {:.2} s ({:.3e} cell updates/s); mass error {:.2e}; max depth {:.3} m; results in {}",
         summary.status.steps,
         summary.status.t,
@@ -353,7 +353,7 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
     let clock = &summary.json["wall_clock_s"];
     let part = |key: &str| clock[key].as_f64().unwrap_or(0.0);
     if clock.is_object() {
-        println!(
+        quadflood::tell!(
             "wall clock: loading the scenario {:.2} s, then setup {:.2} s, stepping {:.2} s, reading results {:.2} s, writing files {:.2} s",
             part("loading_scenario"),
             part("setup"),
@@ -370,7 +370,7 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
 #[cfg(feature = "mpi")]
 fn warn_if_on_one_core() {
     if std::thread::available_parallelism().is_ok_and(|n| n.get() == 1) {
-        eprintln!(
+        quadflood::say!(
             "note: rank 0 may use one CPU core only (mpirun binds each rank to a core by default for -n 1 or 2); writing the maps then slows the run: use `mpirun --bind-to none` or give each rank several cores (`--map-by slot:PE=8`)"
         );
     }
@@ -401,7 +401,7 @@ fn run_mpi(
         quadflood::partition::check_ranks(&model.grid, size, scenario)?;
         let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
         if rank == 0 && !quiet {
-            eprintln!("{} ranks; rank 0 on {}", size, gpu.describe());
+            quadflood::say!("{} ranks; rank 0 on {}", size, gpu.describe());
             warn_if_on_one_core();
         }
         let p = quadflood::partition::partition(

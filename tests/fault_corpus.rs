@@ -16,6 +16,8 @@ mod fault_corpus {
     pub mod case;
     pub mod checkpoints;
     pub mod dry_forcing;
+    pub mod full_disk;
+    pub mod kills;
     pub mod proc;
     pub mod reference;
     pub mod rng;
@@ -53,6 +55,18 @@ const CLASSES: &[Class] = &[
         run: fault_corpus::dry_forcing::case,
     },
     Class {
+        name: "kills",
+        cases: (6, 60),
+        gpu: true,
+        run: fault_corpus::kills::case,
+    },
+    Class {
+        name: "full_disk",
+        cases: (10, 100),
+        gpu: true,
+        run: fault_corpus::full_disk::case,
+    },
+    Class {
         name: "checkpoints",
         cases: (120, 1200),
         gpu: false,
@@ -74,7 +88,10 @@ fn env_number(name: &str) -> Option<u64> {
 fn schedule(long: bool) -> Vec<(usize, usize)> {
     if let Ok(one) = std::env::var("QUADFLOOD_FAULT_CASE") {
         let (name, k) = one.split_once(':').expect("QUADFLOOD_FAULT_CASE=class:k");
-        let class = CLASSES.iter().position(|c| c.name == name).expect("a class name");
+        let class = CLASSES
+            .iter()
+            .position(|c| c.name == name)
+            .expect("a class name");
         return vec![(class, k.parse().expect("a case number"))];
     }
     let only = std::env::var("QUADFLOOD_FAULT_CLASS").ok();
@@ -85,9 +102,18 @@ fn schedule(long: bool) -> Vec<(usize, usize)> {
         let classes: Vec<usize> = (0..CLASSES.len())
             .filter(|&i| CLASSES[i].gpu == gpu && chosen(&CLASSES[i]))
             .collect();
-        let most = classes.iter().map(|&i| count(&CLASSES[i])).max().unwrap_or(0);
+        let most = classes
+            .iter()
+            .map(|&i| count(&CLASSES[i]))
+            .max()
+            .unwrap_or(0);
         for k in 0..most {
-            order.extend(classes.iter().filter(|&&i| k < count(&CLASSES[i])).map(|&i| (i, k)));
+            order.extend(
+                classes
+                    .iter()
+                    .filter(|&&i| k < count(&CLASSES[i]))
+                    .map(|&i| (i, k)),
+            );
         }
     }
     order
@@ -226,7 +252,10 @@ fn fault_corpus() {
     });
     let mut rows = rows.into_inner().unwrap();
     rows.sort_by_key(|r| (r.class, r.k));
-    let mut summary = format!("fault corpus, seed {seed:#x}{}:\n", if long { ", long" } else { "" });
+    let mut summary = format!(
+        "fault corpus, seed {seed:#x}{}:\n",
+        if long { ", long" } else { "" }
+    );
     summary += &table(&rows, started.elapsed(), workers);
     for n in rows.iter().filter_map(|r| r.notable.as_ref()) {
         writeln!(summary, "notable: {n}").unwrap();

@@ -48,14 +48,14 @@ impl Case {
     }
 
     /// Runs quadflood to its end, recording how it ended.
-    pub fn quadflood(&mut self, args: &[String], limits: &Limits, tag: &str) -> Outcome {
-        let o = proc::run(args, limits, &self.dir, tag);
+    pub fn quadflood(&mut self, args: &[String], limits: &Limits) -> Outcome {
+        let o = proc::run(args, limits);
         self.record(&o);
         o
     }
 
-    pub fn start(&mut self, args: &[String], limits: &Limits, tag: &str) -> Running {
-        proc::start(args, limits, &self.dir, tag)
+    pub fn start(&mut self, args: &[String], limits: &Limits) -> Running {
+        proc::start(args, limits)
     }
 
     pub fn finish(&mut self, running: Running) -> Outcome {
@@ -68,7 +68,10 @@ impl Case {
     /// of `names`.
     pub fn judge(&mut self, o: &Outcome, names: &[String]) {
         if let Some(why) = verdict::documented(o, names) {
-            self.fail(format!("{}: {why}", o.args.first().map_or("", String::as_str)));
+            self.fail(format!(
+                "{}: {why}",
+                o.args.first().map_or("", String::as_str)
+            ));
         }
     }
 

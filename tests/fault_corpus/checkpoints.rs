@@ -73,9 +73,28 @@ fn seal(bytes: &mut [u8]) {
 }
 
 const HOSTILE: &[&str] = &[
-    "0", "-1", "1", "0.5", "-0.0", "1e308", "-1e308", "1e-300", "18446744073709551615",
-    "-9223372036854775808", "4294967296", "null", "true", "\"text\"", "\"\"", "[]", "{}",
-    "[0.0, 0.0]", "[1e308, -1]", "{\"a\": 1}", "\"../../x\"", "[[[[[[[[[[1]]]]]]]]]]",
+    "0",
+    "-1",
+    "1",
+    "0.5",
+    "-0.0",
+    "1e308",
+    "-1e308",
+    "1e-300",
+    "18446744073709551615",
+    "-9223372036854775808",
+    "4294967296",
+    "null",
+    "true",
+    "\"text\"",
+    "\"\"",
+    "[]",
+    "{}",
+    "[0.0, 0.0]",
+    "[1e308, -1]",
+    "{\"a\": 1}",
+    "\"../../x\"",
+    "[[[[[[[[[[1]]]]]]]]]]",
 ];
 
 /// Every path to a value in the header (keys, then indices).
@@ -122,15 +141,26 @@ fn forge(rng: &mut Rng, bytes: &[u8]) -> (Vec<u8>, String) {
             }
             _ => {}
         }
-        return (join(&first, &header.to_string(), &rest), format!("header {key} removed"));
+        return (
+            join(&first, &header.to_string(), &rest),
+            format!("header {key} removed"),
+        );
     }
     let value = *rng.pick(HOSTILE);
     *at_path(&mut header, &path) = serde_json::from_str(value).unwrap();
-    (join(&first, &header.to_string(), &rest), format!("header {key} = {value}"))
+    (
+        join(&first, &header.to_string(), &rest),
+        format!("header {key} = {value}"),
+    )
 }
 
 fn flip(rng: &mut Rng, bytes: &mut [u8]) -> String {
-    let header_end = bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').nth(1).map_or(64, |(i, _)| i);
+    let header_end = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(1)
+        .map_or(64, |(i, _)| i);
     let mut at = Vec::new();
     for _ in 0..1 + rng.below(4) {
         let k = match rng.percent(50) {
@@ -150,30 +180,58 @@ fn foreign(rng: &mut Rng) -> (Option<String>, Vec<String>, String) {
         ("domain.nx", &["40", "47", "49", "64"]),
         ("domain.ny", &["16", "33", "48"]),
         ("domain.cell_size", &["2.5", "1.0", "2.0000001"]),
-        ("domain.origin", &["[1.0, 0.0]", "[0.0, -2.0]", "[1e6, 1e6]"]),
+        (
+            "domain.origin",
+            &["[1.0, 0.0]", "[0.0, -2.0]", "[1e6, 1e6]"],
+        ),
         ("refinement.levels", &["1", "3"]),
-        ("terrain.expression", &["\"0.003*x + 0.2*sin(y/8)\"", "\"0.003*x + 0.2*sin(y/7) + 0.001\""]),
+        (
+            "terrain.expression",
+            &[
+                "\"0.003*x + 0.2*sin(y/8)\"",
+                "\"0.003*x + 0.2*sin(y/7) + 0.001\"",
+            ],
+        ),
         ("friction.manning", &["0.031", "0.0", "0.3"]),
         ("boundary.east", &["\"wall\""]),
         ("boundary.north", &["\"open\""]),
-        ("rain.rate", &["5.0", "{ time = [0.0, 10.0, 30.0], value = [0.0, 121.0, 0.0] }"]),
+        (
+            "rain.rate",
+            &[
+                "5.0",
+                "{ time = [0.0, 10.0, 30.0], value = [0.0, 121.0, 0.0] }",
+            ],
+        ),
     ];
     if rng.percent(70) {
         let (key, values) = rng.pick(sets);
         let set = format!("{key}={}", rng.pick(values));
-        return (None, vec!["--set".into(), set.clone()], format!("foreign: --set {set}"));
+        return (
+            None,
+            vec!["--set".into(), set.clone()],
+            format!("foreign: --set {set}"),
+        );
     }
     let (text, what) = match rng.below(3) {
         0 => (
-            reference::SCENARIO.replace("value = [0.0, 5.0, 1.0]", &format!("value = [0.0, {:?}, 1.0]", rng.int(1, 80) as f64 / 10.0)),
+            reference::SCENARIO.replace(
+                "value = [0.0, 5.0, 1.0]",
+                &format!("value = [0.0, {:?}, 1.0]", rng.int(1, 80) as f64 / 10.0),
+            ),
             "another inflow hydrograph",
         ),
         1 => (
-            format!("{}\n[[source]]\npoint = [50.0, 30.0]\ndischarge = 0.1\n", reference::SCENARIO),
+            format!(
+                "{}\n[[source]]\npoint = [50.0, 30.0]\ndischarge = 0.1\n",
+                reference::SCENARIO
+            ),
             "a source added",
         ),
         _ => (
-            format!("{}\n[[levee]]\nline = [[20.0, 2.0], [20.0, 40.0]]\n", reference::SCENARIO),
+            format!(
+                "{}\n[[levee]]\nline = [[20.0, 2.0], [20.0, 40.0]]\n",
+                reference::SCENARIO
+            ),
             "a levee added",
         ),
     };
@@ -195,7 +253,12 @@ fn not_a_checkpoint(rng: &mut Rng, c: &Case, out: &Path, r: &Reference) -> (Path
         c.dir.join("missing.qfck"),
         PathBuf::from("/dev/null"),
         PathBuf::from("/dev/zero"),
-        c.write("random.qfck", &(0..rng.int(1, 5000)).map(|_| rng.next() as u8).collect::<Vec<u8>>()),
+        c.write(
+            "random.qfck",
+            &(0..rng.int(1, 5000))
+                .map(|_| rng.next() as u8)
+                .collect::<Vec<u8>>(),
+        ),
     ];
     let path = rng.pick(&choices).clone();
     let what = format!("not a checkpoint: {}", path.display());
@@ -314,7 +377,18 @@ pub fn case(c: &mut Case) {
         }
         38..=43 => {
             let (_, h, rest) = split(&bytes).unwrap();
-            let first = rng.pick(&["quadflood checkpoint 2", "quadflood checkpoint 4", "quadflood checkpoint", "quadflood checkpoint -1", "quadflood checkpoint 99999999999999999999", "QUADFLOOD CHECKPOINT 3", "quadflood checkpoint 3 ", "\u{feff}quadflood checkpoint 3"]).to_string();
+            let first = rng
+                .pick(&[
+                    "quadflood checkpoint 2",
+                    "quadflood checkpoint 4",
+                    "quadflood checkpoint",
+                    "quadflood checkpoint -1",
+                    "quadflood checkpoint 99999999999999999999",
+                    "QUADFLOOD CHECKPOINT 3",
+                    "quadflood checkpoint 3 ",
+                    "\u{feff}quadflood checkpoint 3",
+                ])
+                .to_string();
             c.note(format!("first line {first:?}"));
             let (file, name) = written(c, &mut rng, &join(&first, &h.to_string(), &rest));
             (file, Expect::Refused(vec![name]))
@@ -332,12 +406,17 @@ pub fn case(c: &mut Case) {
                 scenario = c.write("foreign.toml", text.as_bytes());
             }
             extra = sets;
-            (original.clone(), Expect::Refused(vec![name.clone(), arg(&scenario)]))
+            (
+                original.clone(),
+                Expect::Refused(vec![name.clone(), arg(&scenario)]),
+            )
         }
         79..=86 => {
             let (file, what) = not_a_checkpoint(&mut rng, c, &out, r);
             c.note(what);
-            let named = file.file_name().map_or(arg(&file), |n| n.to_string_lossy().into_owned());
+            let named = file
+                .file_name()
+                .map_or(arg(&file), |n| n.to_string_lossy().into_owned());
             (file, Expect::Refused(vec![named]))
         }
         85..=86 if rng.percent(50) => {
@@ -371,7 +450,14 @@ pub fn case(c: &mut Case) {
         95..=96 => {
             c.note("restarted into an empty folder");
             target = c.dir.join("fresh");
-            (original.clone(), Expect::Refused(vec!["gauge_".into(), "section_".into(), "mass_balance".into()]))
+            (
+                original.clone(),
+                Expect::Refused(vec![
+                    "gauge_".into(),
+                    "section_".into(),
+                    "mass_balance".into(),
+                ]),
+            )
         }
         97 => {
             let t = reference::checkpoint_time(&name).unwrap();
@@ -381,7 +467,16 @@ pub fn case(c: &mut Case) {
             (original.clone(), Expect::Refused(vec![name.clone()]))
         }
         98 => {
-            let set = rng.pick(&["numerics.gravity=9.8", "numerics.limiter=\"van-albada\"", "time.cfl=0.3", "time.dt_max=0.5", "output.png=true", "time.end=44.0"]).to_string();
+            let set = rng
+                .pick(&[
+                    "numerics.gravity=9.8",
+                    "numerics.limiter=\"van-albada\"",
+                    "time.cfl=0.3",
+                    "time.dt_max=0.5",
+                    "output.png=true",
+                    "time.end=44.0",
+                ])
+                .to_string();
             c.note(format!("restarted with --set {set}"));
             extra = vec!["--set".into(), set];
             (original.clone(), Expect::RefusedOrSound(vec![name.clone()]))
@@ -391,9 +486,17 @@ pub fn case(c: &mut Case) {
             (original.clone(), Expect::Same)
         }
     };
-    let mut args = vec!["run".to_string(), arg(&scenario), "--out".into(), arg(&target), "--quiet".into(), "--restart".into(), arg(&file)];
+    let mut args = vec![
+        "run".to_string(),
+        arg(&scenario),
+        "--out".into(),
+        arg(&target),
+        "--quiet".into(),
+        "--restart".into(),
+        arg(&file),
+    ];
     args.extend(extra);
-    let o = c.quadflood(&args, &Limits::gpu(), "restart");
+    let o = c.quadflood(&args, &Limits::gpu());
     if let Some(mut cat) = feeder {
         let _ = cat.kill();
         let _ = cat.wait();

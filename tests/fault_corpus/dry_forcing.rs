@@ -14,7 +14,7 @@ pub fn case(c: &mut Case) {
     let scenario = c.write("scenario.toml", tiny.toml.as_bytes());
     let out = c.dir.join("out");
     let args = ["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from);
-    let o = c.quadflood(&args, &Limits::gpu(), "run");
+    let o = c.quadflood(&args, &Limits::gpu());
     c.judge(&o, &[arg(&c.dir)]);
     c.expect_run_of_sound_input(&o, &out, &tiny.bound);
     c.expect_whole(&out, false);

@@ -2,7 +2,7 @@
 //! where asked a file-size limit standing in for a full disk and an address-space limit),
 //! its output captured in files beside the case.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -89,9 +89,10 @@ pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_quadflood")
 }
 
-/// `quadflood ARGS` under `limits`, through `bash` where a `ulimit` is asked for; stdout
-/// and stderr go to files in `logs` named after `tag`.
-pub fn command(args: &[String], limits: &Limits, logs: &Path, tag: &str) -> (Command, [PathBuf; 2]) {
+/// `quadflood ARGS` under `limits`, through `bash` where a `ulimit` is asked for. Its
+/// stdout and stderr are pipes: a file-size limit must not cut the case's own record of
+/// them short.
+pub fn command(args: &[String], limits: &Limits) -> Command {
     let mut script = String::new();
     if let Some(kib) = limits.file_kib {
         script += &format!("ulimit -f {kib} || exit 99; trap '' XFSZ; ");
@@ -108,32 +109,45 @@ pub fn command(args: &[String], limits: &Limits, logs: &Path, tag: &str) -> (Com
             .arg(binary());
         c
     };
-    let out = logs.join(format!("{tag}.stdout"));
-    let err = logs.join(format!("{tag}.stderr"));
     c.args(args)
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .env("XDG_RUNTIME_DIR", std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env(
+            "XDG_RUNTIME_DIR",
+            std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
+        )
         .env("RUST_BACKTRACE", "1");
-    (c, [out, err])
+    c
+}
+
+/// Reads a pipe to its end on a thread of its own (a full pipe would block the process).
+fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
 }
 
 /// A process started by `start`, to wait for or signal.
 pub struct Running {
     pub child: Child,
     args: Vec<String>,
-    logs: [PathBuf; 2],
+    output: [std::thread::JoinHandle<String>; 2],
     started: Instant,
     limit: Duration,
 }
 
-pub fn start(args: &[String], limits: &Limits, logs: &Path, tag: &str) -> Running {
-    let (mut c, logs) = command(args, limits, logs, tag);
+pub fn start(args: &[String], limits: &Limits) -> Running {
+    let mut child = command(args, limits).spawn().expect("start quadflood");
+    let output = [drain(child.stdout.take()), drain(child.stderr.take())];
     Running {
-        child: c.spawn().expect("start quadflood"),
+        child,
         args: args.to_vec(),
-        logs,
+        output,
         started: Instant::now(),
         limit: limits.time,
     }
@@ -170,22 +184,22 @@ impl Running {
             std::thread::sleep(Duration::from_millis(5));
         };
         let wall = self.started.elapsed();
-        let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+        let [stdout, stderr] = self.output.map(|h| h.join().unwrap_or_default());
         Outcome {
             args: self.args,
             code: status.code(),
             signal: std::os::unix::process::ExitStatusExt::signal(&status),
             timed_out,
-            stdout: read(&self.logs[0]),
-            stderr: read(&self.logs[1]),
+            stdout,
+            stderr,
             wall,
         }
     }
 }
 
 /// `quadflood ARGS` to its end (or its time limit).
-pub fn run(args: &[String], limits: &Limits, logs: &Path, tag: &str) -> Outcome {
-    start(args, limits, logs, tag).wait()
+pub fn run(args: &[String], limits: &Limits) -> Outcome {
+    start(args, limits).wait()
 }
 
 /// Arguments from string slices.

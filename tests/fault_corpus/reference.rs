@@ -79,7 +79,10 @@ pub struct Reference {
 
 /// The time in a checkpoint's name (`checkpoint_0000016.0s.qfck`).
 pub fn checkpoint_time(name: &str) -> Option<f64> {
-    name.strip_prefix("checkpoint_")?.strip_suffix("s.qfck")?.parse().ok()
+    name.strip_prefix("checkpoint_")?
+        .strip_suffix("s.qfck")?
+        .parse()
+        .ok()
 }
 
 /// The checkpoints in `dir`, oldest first.
@@ -101,7 +104,10 @@ pub fn checkpoints(dir: &Path) -> Vec<PathBuf> {
 /// and restarted must write byte for byte as one never stopped.
 pub fn results(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     names.retain(|n| !n.starts_with('.') && (n.ends_with(".asc") || n.ends_with(".csv")));
     names.sort();
@@ -118,7 +124,11 @@ pub fn results(dir: &Path) -> Vec<(String, Vec<u8>)> {
 pub fn difference(expected: &[(String, Vec<u8>)], found: &[(String, Vec<u8>)]) -> Option<String> {
     let names = |r: &[(String, Vec<u8>)]| r.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
     if names(expected) != names(found) {
-        return Some(format!("files {:?}, expected {:?}", names(found), names(expected)));
+        return Some(format!(
+            "files {:?}, expected {:?}",
+            names(found),
+            names(expected)
+        ));
     }
     expected
         .iter()
@@ -141,7 +151,10 @@ pub fn copy_folder(from: &Path, to: &Path) {
 /// The reference, run once per corpus (in `root`); an error says why it could not be.
 pub fn get(root: &Path) -> Result<&'static Reference, String> {
     static REFERENCE: OnceLock<Result<Reference, String>> = OnceLock::new();
-    REFERENCE.get_or_init(|| build(&root.join("reference"))).as_ref().map_err(Clone::clone)
+    REFERENCE
+        .get_or_init(|| build(&root.join("reference")))
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 fn build(dir: &Path) -> Result<Reference, String> {
@@ -158,13 +171,16 @@ fn build(dir: &Path) -> Result<Reference, String> {
         "--checkpoint-every",
         EVERY,
     ]);
-    let o = proc::run(&args, &Limits::gpu(), dir, "reference");
+    let o = proc::run(&args, &Limits::gpu());
     if o.code != Some(0) {
         return Err(format!("the reference run failed: {}", o.describe()));
     }
     let checkpoints = checkpoints(&out);
     if checkpoints.len() != 2 {
-        return Err(format!("the reference run kept {} checkpoints, not 2", checkpoints.len()));
+        return Err(format!(
+            "the reference run kept {} checkpoints, not 2",
+            checkpoints.len()
+        ));
     }
     Ok(Reference {
         scenario,

@@ -6,9 +6,9 @@ pub struct Rng(u64);
 impl Rng {
     /// The generator of case `k` of the class named `class`.
     pub fn new(seed: u64, class: &str, k: u64) -> Rng {
-        let salt = class
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+        let salt = class.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
         let mut r = Rng(seed ^ salt ^ k.wrapping_mul(0xD1B5_4A32_D192_ED03));
         r.next();
         r

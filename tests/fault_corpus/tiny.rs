@@ -27,7 +27,11 @@ impl Grid {
             dx,
             // Projected coordinates of the size a UTM grid has, at times.
             ox: if far { rng.int(0, 900_000) as f64 } else { 0.0 },
-            oy: if far { rng.int(0, 5_000_000) as f64 } else { 0.0 },
+            oy: if far {
+                rng.int(0, 5_000_000) as f64
+            } else {
+                0.0
+            },
             levels: if rng.percent(30) { 2 } else { 1 },
         }
     }
@@ -67,7 +71,13 @@ impl Grid {
             self.dx, self.nx, self.ny, self.ox, self.oy
         );
         if self.levels > 1 {
-            writeln!(s, "[refinement]\nlevels = {}\nnear_inflow = {:?}\n", self.levels, 4.0 * self.dx).unwrap();
+            writeln!(
+                s,
+                "[refinement]\nlevels = {}\nnear_inflow = {:?}\n",
+                self.levels,
+                4.0 * self.dx
+            )
+            .unwrap();
         }
         s
     }
@@ -125,11 +135,15 @@ impl Terrain {
     }
 
     pub fn lowest(&self, g: &Grid) -> f64 {
-        g.centres().map(|(x, y)| self.bed(g, x, y)).fold(f64::INFINITY, f64::min)
+        g.centres()
+            .map(|(x, y)| self.bed(g, x, y))
+            .fold(f64::INFINITY, f64::min)
     }
 
     pub fn highest(&self, g: &Grid) -> f64 {
-        g.centres().map(|(x, y)| self.bed(g, x, y)).fold(f64::NEG_INFINITY, f64::max)
+        g.centres()
+            .map(|(x, y)| self.bed(g, x, y))
+            .fold(f64::NEG_INFINITY, f64::max)
     }
 }
 
@@ -142,7 +156,10 @@ pub struct Series {
 
 impl Series {
     pub fn constant(v: f64) -> Series {
-        Series { times: vec![0.0], values: vec![v] }
+        Series {
+            times: vec![0.0],
+            values: vec![v],
+        }
     }
 
     /// A hydrograph of peak `peak` over [start, end]: constant, a ramp, a pulse shorter
@@ -172,7 +189,12 @@ impl Series {
             }
             _ => Series {
                 times: vec![start, start + span / 3.0, start + 2.0 * span / 3.0, end],
-                values: vec![peak * rng.float(0.0, 1.0), peak, peak * rng.float(0.0, 1.0), 0.0],
+                values: vec![
+                    peak * rng.float(0.0, 1.0),
+                    peak,
+                    peak * rng.float(0.0, 1.0),
+                    0.0,
+                ],
             },
         }
     }
@@ -203,7 +225,10 @@ impl Series {
     }
 
     pub fn peak(&self) -> f64 {
-        self.values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        self.values
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max)
     }
 
     pub fn toml(&self) -> String {
@@ -287,7 +312,10 @@ impl Draft {
     fn stage_segment(&mut self, rng: &mut Rng) {
         let (edge, from, to, cells) = self.stretch(rng);
         let (g, t) = (self.g, self.terrain);
-        let low = cells.iter().map(|&(x, y)| t.bed(&g, x, y)).fold(f64::INFINITY, f64::min);
+        let low = cells
+            .iter()
+            .map(|&(x, y)| t.bed(&g, x, y))
+            .fold(f64::INFINITY, f64::min);
         let level = low + rng.log_float(0.01, 1.5);
         let s = match rng.below(3) {
             0 => Series::constant(level),
@@ -315,12 +343,22 @@ impl Draft {
                 let (x, y, d) = (a.0, a.1, 1.6 * g.dx);
                 format!(
                     "polygon = [[{:?}, {:?}], [{:?}, {:?}], [{:?}, {:?}], [{:?}, {:?}]]",
-                    x - d, y - d, x + d, y - d, x + d, y + d, x - d, y + d
+                    x - d,
+                    y - d,
+                    x + d,
+                    y - d,
+                    x + d,
+                    y + d,
+                    x - d,
+                    y + d
                 )
             }
         };
         writeln!(self.text, "[[source]]\n{place}\ndischarge = {}\n", s.toml()).unwrap();
-        self.what.push(format!("source {} peak {q:.4} m3/s", place.split(' ').next().unwrap()));
+        self.what.push(format!(
+            "source {} peak {q:.4} m3/s",
+            place.split(' ').next().unwrap()
+        ));
         let volume = s.integral(self.start, self.end);
         self.brought += volume;
         self.inflow += volume;
@@ -333,7 +371,12 @@ impl Draft {
             return;
         }
         if rng.percent(50) {
-            writeln!(self.text, "[[boundary.line]]\ntype = \"outfall\"\nline = [[{:?}, {:?}], [{:?}, {:?}]]\n", a.0, a.1, b.0, b.1).unwrap();
+            writeln!(
+                self.text,
+                "[[boundary.line]]\ntype = \"outfall\"\nline = [[{:?}, {:?}], [{:?}, {:?}]]\n",
+                a.0, a.1, b.0, b.1
+            )
+            .unwrap();
             self.what.push("outfall line".into());
         } else {
             let t = self.terrain;
@@ -362,10 +405,18 @@ impl Draft {
             return;
         }
         let crest = match rng.percent(50) {
-            true => format!("crest = {:?}\n", self.terrain.highest(&g) + rng.float(-0.5, 0.5)),
+            true => format!(
+                "crest = {:?}\n",
+                self.terrain.highest(&g) + rng.float(-0.5, 0.5)
+            ),
             false => String::new(),
         };
-        writeln!(self.text, "[[levee]]\nline = [[{:?}, {:?}], [{:?}, {:?}]]\n{crest}", a.0, a.1, b.0, b.1).unwrap();
+        writeln!(
+            self.text,
+            "[[levee]]\nline = [[{:?}, {:?}], [{:?}, {:?}]]\n{crest}",
+            a.0, a.1, b.0, b.1
+        )
+        .unwrap();
         self.what.push("levee".into());
     }
 }
@@ -376,7 +427,11 @@ impl Draft {
 pub fn dry_forcing(rng: &mut Rng) -> Tiny {
     let g = Grid::draw(rng);
     let terrain = Terrain::draw(rng);
-    let start = if rng.percent(20) { rng.int(1, 100_000) as f64 } else { 0.0 };
+    let start = if rng.percent(20) {
+        rng.int(1, 100_000) as f64
+    } else {
+        0.0
+    };
     let end = start + rng.int(10, 50) as f64 / 10.0;
     let mut d = Draft {
         g,
@@ -384,13 +439,21 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
         start,
         end,
         text: format!("name = \"corpus\"\n\n{}{}", g.toml(), terrain.toml(&g)),
-        what: vec![format!("{}x{} cells of {} m, {} level(s), {terrain:?}", g.nx, g.ny, g.dx, g.levels)],
+        what: vec![format!(
+            "{}x{} cells of {} m, {} level(s), {terrain:?}",
+            g.nx, g.ny, g.dx, g.levels
+        )],
         head: None,
         brought: 0.0,
         exchange: false,
         inflow: 0.0,
     };
-    writeln!(d.text, "[friction]\nmanning = {:?}\n", *rng.pick(&[0.0, 0.012, 0.03, 0.1])).unwrap();
+    writeln!(
+        d.text,
+        "[friction]\nmanning = {:?}\n",
+        *rng.pick(&[0.0, 0.012, 0.03, 0.1])
+    )
+    .unwrap();
     let open: Vec<&str> = EDGES.iter().copied().filter(|_| rng.percent(15)).collect();
     writeln!(d.text, "[boundary]").unwrap();
     for edge in &open {
@@ -457,7 +520,12 @@ fn extras(d: &mut Draft, rng: &mut Rng) -> usize {
     if rng.percent(25) {
         let (a, b) = (g.point(rng, 0), g.point(rng, 0));
         if a != b {
-            writeln!(d.text, "[[cross_section]]\nname = \"across\"\nline = [[{:?}, {:?}], [{:?}, {:?}]]\n", a.0, a.1, b.0, b.1).unwrap();
+            writeln!(
+                d.text,
+                "[[cross_section]]\nname = \"across\"\nline = [[{:?}, {:?}], [{:?}, {:?}]]\n",
+                a.0, a.1, b.0, b.1
+            )
+            .unwrap();
         }
     }
     gauges
@@ -467,18 +535,41 @@ fn time_and_output(d: &mut Draft, rng: &mut Rng) {
     let span = d.end - d.start;
     writeln!(d.text, "[time]\nstart = {:?}\nend = {:?}", d.start, d.end).unwrap();
     if rng.percent(50) {
-        writeln!(d.text, "output_interval = {:?}", span / rng.int(1, 3) as f64).unwrap();
+        writeln!(
+            d.text,
+            "output_interval = {:?}",
+            span / rng.int(1, 3) as f64
+        )
+        .unwrap();
     } else {
-        let mut times: Vec<f64> = (0..rng.int(1, 3)).map(|_| d.start + rng.int(1, 100) as f64 / 100.0 * span).collect();
+        let mut times: Vec<f64> = (0..rng.int(1, 3))
+            .map(|_| d.start + rng.int(1, 100) as f64 / 100.0 * span)
+            .collect();
         times.sort_by(f64::total_cmp);
         times.dedup();
         writeln!(d.text, "output_times = {times:?}").unwrap();
     }
-    writeln!(d.text, "gauge_interval = {:?}", span / rng.int(2, 10) as f64).unwrap();
+    writeln!(
+        d.text,
+        "gauge_interval = {:?}",
+        span / rng.int(2, 10) as f64
+    )
+    .unwrap();
     writeln!(d.text, "dt_max = {:?}", *rng.pick(&[0.3, 1.0, 10.0])).unwrap();
     writeln!(d.text, "cfl = {:?}\n", *rng.pick(&[0.2, 0.35, 0.45, 0.5])).unwrap();
-    writeln!(d.text, "[numerics]\nlimiter = \"{}\"\n", rng.pick(&["minmod", "van-albada"])).unwrap();
+    writeln!(
+        d.text,
+        "[numerics]\nlimiter = \"{}\"\n",
+        rng.pick(&["minmod", "van-albada"])
+    )
+    .unwrap();
     let format = if rng.percent(30) { "geotiff" } else { "ascii" };
-    writeln!(d.text, "[output]\nformat = \"{format}\"\npng = {}\nmaxima = {}\n", rng.percent(20), rng.percent(85)).unwrap();
+    writeln!(
+        d.text,
+        "[output]\nformat = \"{format}\"\npng = {}\nmaxima = {}\n",
+        rng.percent(20),
+        rng.percent(85)
+    )
+    .unwrap();
     d.what.push(format!("{format} to t = {:.2} s", d.end));
 }

@@ -21,7 +21,9 @@ pub fn documented(o: &Outcome, names: &[String]) -> Option<String> {
         return Some("panic".into());
     }
     if let Some(s) = o.signal {
-        return Some(format!("died of signal {s} (6: abort, e.g. an allocation past the address-space limit)"));
+        return Some(format!(
+            "died of signal {s} (6: abort, e.g. an allocation past the address-space limit)"
+        ));
     }
     let names_one = || names.is_empty() || names.iter().any(|n| o.said(n));
     let code = o.code.unwrap_or(-1);
@@ -70,14 +72,22 @@ pub fn read_ascii(path: &Path) -> Result<Map, String> {
     let mut words = text.split_ascii_whitespace();
     let mut header = std::collections::HashMap::new();
     for _ in 0..6 {
-        let key = words.next().ok_or("the header ends early")?.to_ascii_lowercase();
+        let key = words
+            .next()
+            .ok_or("the header ends early")?
+            .to_ascii_lowercase();
         let value: f64 = words
             .next()
             .and_then(|v| v.parse().ok())
             .ok_or(format!("no number after {key}"))?;
         header.insert(key, value);
     }
-    let get = |k: &str| header.get(k).copied().ok_or(format!("no {k} in the header"));
+    let get = |k: &str| {
+        header
+            .get(k)
+            .copied()
+            .ok_or(format!("no {k} in the header"))
+    };
     let (ncols, nrows) = (get("ncols")? as usize, get("nrows")? as usize);
     let values: Vec<f64> = words
         .map(|w| w.parse().map_err(|_| format!("{w:?} is not a number")))
@@ -153,7 +163,10 @@ fn whole_gif(path: &Path) -> Result<(), String> {
     use image::AnimationDecoder;
     let file = std::io::BufReader::new(std::fs::File::open(path).map_err(|e| e.to_string())?);
     let decoder = image::codecs::gif::GifDecoder::new(file).map_err(|e| e.to_string())?;
-    let frames = decoder.into_frames().collect_frames().map_err(|e| e.to_string())?;
+    let frames = decoder
+        .into_frames()
+        .collect_frames()
+        .map_err(|e| e.to_string())?;
     match frames.is_empty() {
         true => Err("no frames".into()),
         false => Ok(()),
@@ -275,18 +288,25 @@ pub fn sound(out: &Path, b: &Bound) -> Vec<String> {
     let number = |key: &str| summary[key].as_f64().unwrap_or(f64::NAN);
     let error = number("mass_error_rel");
     if !(error.abs() <= MASS_ERROR) {
-        failures.push(format!("mass error {error:e} in summary.json (bound {MASS_ERROR:e})"));
+        failures.push(format!(
+            "mass error {error:e} in summary.json (bound {MASS_ERROR:e})"
+        ));
     }
     let deepest = number("max_depth_m");
     let bound = b.depth();
     if !(deepest <= bound) {
         failures.push(format!("max_depth_m {deepest} m in summary.json; the forcing and initial water reach {bound:.6} m at most"));
     }
-    for (name, expected, key) in [("inflow", b.inflow, "mass_inflow_m3"), ("rain", b.rain, "mass_rain_m3")] {
+    for (name, expected, key) in [
+        ("inflow", b.inflow, "mass_inflow_m3"),
+        ("rain", b.rain, "mass_rain_m3"),
+    ] {
         if let Some(expected) = expected {
             let counted = number(key);
             if !close(counted, expected, 1e-5, 1e-9) {
-                failures.push(format!("{key} {counted} in summary.json; the {name} series bring {expected}"));
+                failures.push(format!(
+                    "{key} {counted} in summary.json; the {name} series bring {expected}"
+                ));
             }
         }
     }
@@ -329,7 +349,9 @@ fn sound_maps(out: &Path, b: &Bound, final_storage: f64) -> Vec<String> {
         if let Some(map) = map {
             let stored: f64 = map.data().sum::<f64>() * map.cellsize * map.cellsize;
             if !close(stored, final_storage, 1e-6, 1e-9) {
-                failures.push(format!("{name} holds {stored} m³; summary.json says {final_storage}"));
+                failures.push(format!(
+                    "{name} holds {stored} m³; summary.json says {final_storage}"
+                ));
             }
         }
     }
