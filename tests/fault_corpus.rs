@@ -18,9 +18,12 @@ mod fault_corpus {
     pub mod dry_forcing;
     pub mod full_disk;
     pub mod kills;
+    pub mod names;
     pub mod proc;
+    pub mod rasters;
     pub mod reference;
     pub mod rng;
+    pub mod series_csv;
     pub mod tiny;
     pub mod verdict;
 }
@@ -67,10 +70,28 @@ const CLASSES: &[Class] = &[
         run: fault_corpus::full_disk::case,
     },
     Class {
+        name: "names",
+        cases: (6, 60),
+        gpu: true,
+        run: fault_corpus::names::case,
+    },
+    Class {
         name: "checkpoints",
         cases: (120, 1200),
         gpu: false,
         run: fault_corpus::checkpoints::case,
+    },
+    Class {
+        name: "rasters",
+        cases: (150, 1500),
+        gpu: false,
+        run: fault_corpus::rasters::case,
+    },
+    Class {
+        name: "series_csv",
+        cases: (150, 1500),
+        gpu: false,
+        run: fault_corpus::series_csv::case,
     },
 ];
 

@@ -245,6 +245,16 @@ pub struct Bound {
 const OVERSHOOT: (f64, f64) = (0.01, 1e-3);
 
 impl Bound {
+    /// No bound on depth (a case whose inputs the corpus cannot weigh): the mass balance
+    /// and the files are still checked.
+    pub fn unbounded() -> Bound {
+        Bound {
+            head: Some(f64::INFINITY),
+            finest_area: 1.0,
+            ..Bound::default()
+        }
+    }
+
     /// No depth may exceed this: the highest level less the lowest bed, plus all the
     /// water brought in piled on one cell.
     pub fn depth(&self) -> f64 {
