@@ -18,6 +18,7 @@ mod fault_corpus {
     pub mod dry_forcing;
     pub mod full_disk;
     pub mod kills;
+    pub mod known;
     pub mod names;
     pub mod proc;
     pub mod rasters;
@@ -146,6 +147,8 @@ struct Row {
     k: usize,
     runs: Vec<String>,
     failure: Option<String>,
+    /// Failures a known defect explains (`fault_corpus::known`).
+    known: Vec<String>,
     notable: Option<String>,
     wall: Duration,
 }
@@ -165,10 +168,19 @@ fn run_case(class: usize, k: usize, seed: u64, long: bool, root: &std::path::Pat
         runs: Vec::new(),
         failures: Vec::new(),
         log: Vec::new(),
+        clock: 0.0,
         notable: None,
     };
     let started = Instant::now();
     (c.run)(&mut case);
+    let mut known = Vec::new();
+    let failures = std::mem::take(&mut case.failures);
+    for f in failures {
+        match fault_corpus::known::explained(&case, &f) {
+            Some(defect) => known.push(format!("{}:{k} ({}): {f}", c.name, defect.name)),
+            None => case.failures.push(f),
+        }
+    }
     let failure = (!case.failures.is_empty()).then(|| report(&case, seed));
     if failure.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
@@ -178,6 +190,7 @@ fn run_case(class: usize, k: usize, seed: u64, long: bool, root: &std::path::Pat
         k,
         runs: case.runs,
         failure,
+        known,
         notable: case
             .notable
             .map(|n| format!("{}:{k} ({}): {n}", c.name, case.what.join("; "))),
@@ -209,7 +222,10 @@ fn table(rows: &[Row], wall: Duration, workers: usize) -> String {
     let mut columns: Vec<String> = rows.iter().flat_map(|r| r.runs.iter().cloned()).collect();
     columns.sort_by_key(|c| (c.parse::<i32>().unwrap_or(1000), c.clone()));
     columns.dedup();
-    let mut s = format!("{:<14} {:>6} {:>6}", "class", "cases", "failed");
+    let mut s = format!(
+        "{:<14} {:>6} {:>6} {:>6}",
+        "class", "cases", "failed", "known"
+    );
     for c in &columns {
         write!(s, " {:>6}", format!("[{c}]")).unwrap();
     }
@@ -229,7 +245,16 @@ fn table(rows: &[Row], wall: Duration, workers: usize) -> String {
         }
         let failed = mine.iter().filter(|r| r.failure.is_some()).count();
         let time: Duration = mine.iter().map(|r| r.wall).sum();
-        write!(s, "{:<14} {:>6} {:>6}", class.name, mine.len(), failed).unwrap();
+        let known = mine.iter().filter(|r| !r.known.is_empty()).count();
+        write!(
+            s,
+            "{:<14} {:>6} {:>6} {:>6}",
+            class.name,
+            mine.len(),
+            failed,
+            known
+        )
+        .unwrap();
         for c in &columns {
             write!(s, " {:>6}", by_end.get(c.as_str()).copied().unwrap_or(0)).unwrap();
         }
@@ -237,7 +262,7 @@ fn table(rows: &[Row], wall: Duration, workers: usize) -> String {
     }
     writeln!(
         s,
-        "{total} cases in {:.1} s on {workers} workers; [n]: processes that exited with code n (KILL: killed by the case, hang: past its time limit)",
+        "{total} cases in {:.1} s on {workers} workers; known: failed by a known defect (listed below); [n]: processes that exited with code n (KILL: killed by the case, hang: past its time limit)",
         wall.as_secs_f64()
     )
     .unwrap();
@@ -280,6 +305,12 @@ fn fault_corpus() {
     summary += &table(&rows, started.elapsed(), workers);
     for n in rows.iter().filter_map(|r| r.notable.as_ref()) {
         writeln!(summary, "notable: {n}").unwrap();
+    }
+    for k in rows.iter().flat_map(|r| &r.known) {
+        writeln!(summary, "known: {k}").unwrap();
+    }
+    for k in fault_corpus::known::KNOWN {
+        writeln!(summary, "known defect: {} (its test: {})", k.name, k.test).unwrap();
     }
     // Straight to the terminal: the table belongs in CI's log even when every case passes
     // (the test harness keeps a passing test's eprintln! to itself).

@@ -20,6 +20,8 @@ pub struct Case {
     pub failures: Vec<String>,
     /// Each process, described, for the report of a failed case.
     pub log: Vec<String>,
+    /// The latest simulated time its runs reach (s), for `known`.
+    pub clock: f64,
     /// A run the case would rather not have seen, though no assertion fails (exit 4 on
     /// sound input): listed after the table.
     pub notable: Option<String>,

@@ -411,14 +411,6 @@ pub fn case(c: &mut Case) {
                 Expect::Refused(vec![name.clone(), arg(&scenario)]),
             )
         }
-        79..=86 => {
-            let (file, what) = not_a_checkpoint(&mut rng, c, &out, r);
-            c.note(what);
-            let named = file
-                .file_name()
-                .map_or(arg(&file), |n| n.to_string_lossy().into_owned());
-            (file, Expect::Refused(vec![named]))
-        }
         85..=86 if rng.percent(50) => {
             let mut b = bytes.clone();
             let damaged = rng.percent(50);
@@ -437,6 +429,14 @@ pub fn case(c: &mut Case) {
                 }
                 None => (original.clone(), Expect::Same),
             }
+        }
+        79..=86 => {
+            let (file, what) = not_a_checkpoint(&mut rng, c, &out, r);
+            c.note(what);
+            let named = file
+                .file_name()
+                .map_or(arg(&file), |n| n.to_string_lossy().into_owned());
+            (file, Expect::Refused(vec![named]))
         }
         87..=94 => {
             let (csv, what, fine) = tamper(&mut rng, &out, &header);

@@ -11,6 +11,7 @@ use super::tiny;
 pub fn case(c: &mut Case) {
     let tiny = tiny::dry_forcing(&mut c.rng);
     c.note(tiny.what.clone());
+    c.clock = tiny.end;
     let scenario = c.write("scenario.toml", tiny.toml.as_bytes());
     let out = c.dir.join("out");
     let args = ["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from);

@@ -11,6 +11,7 @@ use super::tiny;
 
 pub fn case(c: &mut Case) {
     let tiny = tiny::dry_forcing(&mut c.rng);
+    c.clock = tiny.end;
     let scenario = c.write("scenario.toml", tiny.toml.as_bytes());
     let out = c.dir.join("out");
     let mut args: Vec<String> = ["run", &arg(&scenario), "--out", &arg(&out), "--quiet"]
@@ -25,7 +26,7 @@ pub fn case(c: &mut Case) {
         "ascii"
     };
     args.extend(["--set".into(), format!("output.format=\"{format}\"")]);
-    let every = (tiny.end - tiny.start) / c.rng.int(2, 5) as f64;
+    let every = tiny.span / c.rng.int(2, 5) as f64;
     if c.rng.percent(50) {
         args.extend(["--checkpoint-every".into(), format!("{every}")]);
     }

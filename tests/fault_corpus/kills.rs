@@ -64,7 +64,7 @@ fn moment(c: &mut Case, r: &Reference) -> (Duration, Option<String>) {
 }
 
 /// One interrupted run; returns false if it ran to its end before the signal.
-fn interrupt(c: &mut Case, r: &Reference, out: &Path, round: usize) -> bool {
+fn interrupt(c: &mut Case, r: &Reference, out: &Path) -> bool {
     let (number, name) = *c.rng.pick(&SIGNALS);
     let (delay, after) = moment(c, r);
     c.note(format!(
@@ -118,8 +118,8 @@ pub fn case(c: &mut Case) {
         Err(e) => return c.fail(e),
     };
     let out = c.dir.join("out");
-    for round in 0..1 + c.rng.below(3) {
-        if !interrupt(c, r, &out, round) {
+    for _ in 0..1 + c.rng.below(3) {
+        if !interrupt(c, r, &out) {
             break;
         }
     }

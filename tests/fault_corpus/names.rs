@@ -15,9 +15,36 @@ use std::path::Path;
 fn pool() -> Vec<String> {
     let long = "l".repeat(85);
     let mut names: Vec<String> = [
-        "a b", "a_b", "A_B", "a/b", "a\\b", "a.b", "ä", "å", "a\nb", "a\tb", "a\rb", " ", ".",
-        "..", "-", "-1", "x", "x-1", "x-2", "X", "CON", "mass_balance", "../../up", "😀",
-        "a,b", "a\"b", "gauge_x", "x.csv", "#", "a\u{2028}b",
+        "a b",
+        "a_b",
+        "A_B",
+        "a/b",
+        "a\\b",
+        "a.b",
+        "ä",
+        "å",
+        "a\nb",
+        "a\tb",
+        "a\rb",
+        " ",
+        ".",
+        "..",
+        "-",
+        "-1",
+        "x",
+        "x-1",
+        "x-2",
+        "X",
+        "CON",
+        "mass_balance",
+        "../../up",
+        "😀",
+        "a,b",
+        "a\"b",
+        "gauge_x",
+        "x.csv",
+        "#",
+        "a\u{2028}b",
     ]
     .map(String::from)
     .to_vec();
@@ -27,7 +54,9 @@ fn pool() -> Vec<String> {
 
 /// As the series files write a name on their first line (control characters as spaces).
 fn one_line(name: &str) -> String {
-    name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    name.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 fn toml_string(s: &str) -> String {
@@ -72,7 +101,9 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 
 pub fn case(c: &mut Case) {
     let pool = pool();
-    let start = *c.rng.pick(&[0.0, 0.0, 123_456.789, 9_999_999.25, 1e7 + 0.5, 3e8]);
+    let start = *c
+        .rng
+        .pick(&[0.0, 0.0, 123_456.789, 9_999_999.25, 1e7 + 0.5, 3e8]);
     let end = start + 1.0;
     let output_times = times(c, start, end);
     let mut toml = format!(
@@ -84,14 +115,24 @@ pub fn case(c: &mut Case) {
     for _ in 0..2 + c.rng.below(6) {
         let name = c.rng.pick(&pool).clone();
         let (x, y) = (c.rng.int(0, 15) as f64 + 0.5, c.rng.int(0, 15) as f64 + 0.5);
-        writeln!(toml, "[[gauge]]\nname = {}\nx = {x:?}\ny = {y:?}\n", toml_string(&name)).unwrap();
+        writeln!(
+            toml,
+            "[[gauge]]\nname = {}\nx = {x:?}\ny = {y:?}\n",
+            toml_string(&name)
+        )
+        .unwrap();
         gauges.push((name, x, y));
     }
     let mut sections = Vec::new();
     for _ in 0..c.rng.below(4) {
         let name = c.rng.pick(&pool).clone();
         let x = c.rng.int(1, 15) as f64;
-        writeln!(toml, "[[cross_section]]\nname = {}\nline = [[{x:?}, 0.5], [{x:?}, 15.5]]\n", toml_string(&name)).unwrap();
+        writeln!(
+            toml,
+            "[[cross_section]]\nname = {}\nline = [[{x:?}, 0.5], [{x:?}, 15.5]]\n",
+            toml_string(&name)
+        )
+        .unwrap();
         sections.push(name);
     }
     let end_text = output_times.len() + 1;
@@ -102,12 +143,19 @@ pub fn case(c: &mut Case) {
     ));
     let scenario = c.write("names.toml", toml.as_bytes());
     let out = c.dir.join("out");
-    let o = c.quadflood(&["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from), &Limits::gpu());
+    let o = c.quadflood(
+        &["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from),
+        &Limits::gpu(),
+    );
     c.judge(&o, &[arg(&scenario)]);
     if o.code != Some(0) {
         return c.fail("the run did not end with exit code 0");
     }
-    let bound = Bound { head: Some(0.1), finest_area: 1.0, ..Bound::default() };
+    let bound = Bound {
+        head: Some(0.1),
+        finest_area: 1.0,
+        ..Bound::default()
+    };
     c.expect_sound(&out, &bound);
     c.expect_whole(&out, false);
     check_series(c, &out, &gauges, &sections);
@@ -127,7 +175,12 @@ fn check_series(c: &mut Case, out: &Path, gauges: &[(String, f64, f64)], section
     let found = first_lines(out, "section_");
     let expected: Vec<String> = sections
         .iter()
-        .map(|n| format!("# cross-section {}: discharge positive to the left of the line's direction", one_line(n)))
+        .map(|n| {
+            format!(
+                "# cross-section {}: discharge positive to the left of the line's direction",
+                one_line(n)
+            )
+        })
         .collect();
     if sorted(found.values().cloned().collect()) != sorted(expected) {
         c.fail(format!("section files and what they hold: {found:?}"));
@@ -152,7 +205,12 @@ fn check_maps(c: &mut Case, out: &Path, times: &[f64], end: f64) {
         .collect();
     let times: Vec<f64> = times.iter().copied().chain([end]).collect();
     if labels.len() != times.len() {
-        return c.fail(format!("{} depth maps for {} output times: {:?}", labels.len(), times.len(), labels.iter().map(|l| &l.1).collect::<Vec<_>>()));
+        return c.fail(format!(
+            "{} depth maps for {} output times: {:?}",
+            labels.len(),
+            times.len(),
+            labels.iter().map(|l| &l.1).collect::<Vec<_>>()
+        ));
     }
     // Each time's nearest label is its own.
     let mut nearest: Vec<usize> = times
@@ -166,7 +224,10 @@ fn check_maps(c: &mut Case, out: &Path, times: &[f64], end: f64) {
     nearest.sort();
     nearest.dedup();
     if nearest.len() != times.len() {
-        c.fail(format!("the map names do not tell the output times apart: {:?}", labels.iter().map(|l| &l.1).collect::<Vec<_>>()));
+        c.fail(format!(
+            "the map names do not tell the output times apart: {:?}",
+            labels.iter().map(|l| &l.1).collect::<Vec<_>>()
+        ));
     }
 }
 
@@ -185,7 +246,9 @@ fn check_summary(c: &mut Case, out: &Path, gauges: &[(String, f64, f64)]) {
         };
         let first = first_lines(out, file).remove(file).unwrap_or_default();
         if !twin && first != format!("# gauge {} at x = {x} m, y = {y} m", one_line(name)) {
-            c.fail(format!("summary.json gives gauge {name:?} the file {file}, which holds {first:?}"));
+            c.fail(format!(
+                "summary.json gives gauge {name:?} the file {file}, which holds {first:?}"
+            ));
         }
     }
 }

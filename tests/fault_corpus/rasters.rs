@@ -22,7 +22,14 @@ struct Ascii {
 }
 
 impl Ascii {
-    fn new(ncols: usize, nrows: usize, xll: f64, yll: f64, cell: f64, f: impl Fn(usize, usize) -> f64) -> Ascii {
+    fn new(
+        ncols: usize,
+        nrows: usize,
+        xll: f64,
+        yll: f64,
+        cell: f64,
+        f: impl Fn(usize, usize) -> f64,
+    ) -> Ascii {
         let header = [
             ("ncols", ncols.to_string()),
             ("nrows", nrows.to_string()),
@@ -37,7 +44,11 @@ impl Ascii {
             .flat_map(|r| (0..ncols).map(move |c| (c, r)))
             .map(|(c, r)| format!("{:.3}", f(c, r)))
             .collect();
-        Ascii { header, values, ncols }
+        Ascii {
+            header,
+            values,
+            ncols,
+        }
     }
 
     fn text(&self) -> String {
@@ -53,13 +64,31 @@ impl Ascii {
 }
 
 const HOSTILE_NUMBERS: &[&str] = &[
-    "0", "-1", "-0", "1e9", "100000", "99999999999999999999", "1e308", "nan", "NaN", "inf",
-    "-inf", "3.5", "abc", "", "0x10", "1_000", "+4", "4.0", "1e-320", "-9999",
+    "0",
+    "-1",
+    "-0",
+    "1e9",
+    "100000",
+    "99999999999999999999",
+    "1e308",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "3.5",
+    "abc",
+    "",
+    "0x10",
+    "1_000",
+    "+4",
+    "4.0",
+    "1e-320",
+    "-9999",
 ];
 const HOSTILE_VALUES: &[&str] = &[
     "nan", "NaN", "inf", "-inf", "1e400", "-1e400", "1e38", "-1e38", "3.4e38", "1e-400", "-",
-    "1.2.3", "1,5", "0x1F", "\u{661}", "+", "e5", ".", "-9999", "-9999.0", "1e30", "-1e6",
-    "1e6", "-0.5", "0",
+    "1.2.3", "1,5", "0x1F", "\u{661}", "+", "e5", ".", "-9999", "-9999.0", "1e30", "-1e6", "1e6",
+    "-0.5", "0",
 ];
 
 /// One to two changes to an ESRI grid; returns the bytes and what changed.
@@ -83,12 +112,26 @@ fn mutate_ascii(rng: &mut Rng, mut g: Ascii) -> (Vec<u8>, String) {
                 g.header[k].1 = v;
             }
             4 if !g.header.is_empty() => {
-                let renamed = rng.pick(&["xllcenter", "yllcenter", "NCOLS", "ncol", "nodata_value", "NODATA", "dx", "cellsize"]).to_string();
+                let renamed = rng
+                    .pick(&[
+                        "xllcenter",
+                        "yllcenter",
+                        "NCOLS",
+                        "ncol",
+                        "nodata_value",
+                        "NODATA",
+                        "dx",
+                        "cellsize",
+                    ])
+                    .to_string();
                 what.push(format!("header {} renamed {renamed}", g.header[k].0));
                 g.header[k].0 = renamed;
             }
             5 => {
-                let (a, b) = (rng.pick(&["ncols", "nrows"]).to_string(), rng.pick(&["100000", "65536", "1000000"]).to_string());
+                let (a, b) = (
+                    rng.pick(&["ncols", "nrows"]).to_string(),
+                    rng.pick(&["100000", "65536", "1000000"]).to_string(),
+                );
                 what.push(format!("{a} = {b} (far more cells than values)"));
                 g.header.retain(|h| h.0 != a);
                 g.header.insert(0, (a, b));
@@ -115,7 +158,9 @@ fn mutate_ascii(rng: &mut Rng, mut g: Ascii) -> (Vec<u8>, String) {
             11 if n > 0 => {
                 let from = rng.below(n);
                 let to = (from + g.ncols.max(1) * (1 + rng.below(3))).min(n);
-                g.values[from..to].iter_mut().for_each(|v| *v = "-9999".into());
+                g.values[from..to]
+                    .iter_mut()
+                    .for_each(|v| *v = "-9999".into());
                 what.push(format!("nodata in values {from}..{to}"));
             }
             12 => {
@@ -175,7 +220,13 @@ fn text_mutation(rng: &mut Rng, text: String, mut what: Vec<String>) -> (Vec<u8>
 
 /// A GeoTIFF written through GDAL: of a random cell type, geotransform, nodata, CRS and
 /// band count, then now and then cut short or with bytes flipped. Returns what it is.
-fn geotiff(rng: &mut Rng, path: &Path, size: (usize, usize), cell: f64, f: &dyn Fn(usize, usize) -> f64) -> String {
+fn geotiff(
+    rng: &mut Rng,
+    path: &Path,
+    size: (usize, usize),
+    cell: f64,
+    f: &dyn Fn(usize, usize) -> f64,
+) -> String {
     use gdal::raster::Buffer;
     let (w, h) = size;
     let driver = gdal::DriverManager::get_driver_by_name("GTiff").unwrap();
@@ -202,10 +253,20 @@ fn geotiff(rng: &mut Rng, path: &Path, size: (usize, usize), cell: f64, f: &dyn 
     ds.set_geo_transform(&gt.1).unwrap();
     let crs = *rng.pick(&["none", "none", "32633", "4326", "3857"]);
     if let Ok(epsg) = crs.parse::<u32>() {
-        ds.set_spatial_ref(&gdal::spatial_ref::SpatialRef::from_epsg(epsg).unwrap()).unwrap();
+        ds.set_spatial_ref(&gdal::spatial_ref::SpatialRef::from_epsg(epsg).unwrap())
+            .unwrap();
     }
-    let nodata = *rng.pick(&[None, Some(-9999.0), Some(f64::NAN), Some(0.0), Some(f(0, 0).round())]);
-    let mut values: Vec<f64> = (0..h).flat_map(|r| (0..w).map(move |c| (c, r))).map(|(c, r)| f(c, r)).collect();
+    let nodata = *rng.pick(&[
+        None,
+        Some(-9999.0),
+        Some(f64::NAN),
+        Some(0.0),
+        Some(f(0, 0).round()),
+    ]);
+    let mut values: Vec<f64> = (0..h)
+        .flat_map(|r| (0..w).map(move |c| (c, r)))
+        .map(|(c, r)| f(c, r))
+        .collect();
     for _ in 0..rng.below(3) {
         let i = rng.below(values.len());
         values[i] = *rng.pick(&[f64::NAN, f64::INFINITY, -1e30, 1e30, -9999.0]);
@@ -215,16 +276,39 @@ fn geotiff(rng: &mut Rng, path: &Path, size: (usize, usize), cell: f64, f: &dyn 
         let _ = band.set_no_data_value(nodata);
         let written = match kind {
             "f64" => band.write((0, 0), (w, h), &mut Buffer::new((w, h), values.clone())),
-            "i16" => band.write((0, 0), (w, h), &mut Buffer::new((w, h), values.iter().map(|&v| v as i16).collect())),
-            "u8" => band.write((0, 0), (w, h), &mut Buffer::new((w, h), values.iter().map(|&v| v as u8).collect())),
-            "i32" => band.write((0, 0), (w, h), &mut Buffer::new((w, h), values.iter().map(|&v| v as i32).collect())),
-            "u16" => band.write((0, 0), (w, h), &mut Buffer::new((w, h), values.iter().map(|&v| v as u16).collect())),
-            _ => band.write((0, 0), (w, h), &mut Buffer::new((w, h), values.iter().map(|&v| v as f32).collect())),
+            "i16" => band.write(
+                (0, 0),
+                (w, h),
+                &mut Buffer::new((w, h), values.iter().map(|&v| v as i16).collect()),
+            ),
+            "u8" => band.write(
+                (0, 0),
+                (w, h),
+                &mut Buffer::new((w, h), values.iter().map(|&v| v as u8).collect()),
+            ),
+            "i32" => band.write(
+                (0, 0),
+                (w, h),
+                &mut Buffer::new((w, h), values.iter().map(|&v| v as i32).collect()),
+            ),
+            "u16" => band.write(
+                (0, 0),
+                (w, h),
+                &mut Buffer::new((w, h), values.iter().map(|&v| v as u16).collect()),
+            ),
+            _ => band.write(
+                (0, 0),
+                (w, h),
+                &mut Buffer::new((w, h), values.iter().map(|&v| v as f32).collect()),
+            ),
         };
         written.unwrap();
     }
     ds.close().unwrap();
-    let mut what = format!("GeoTIFF {w}x{h} {kind}, {} band(s), {}, CRS {crs}, nodata {nodata:?}", bands, gt.0);
+    let mut what = format!(
+        "GeoTIFF {w}x{h} {kind}, {} band(s), {}, CRS {crs}, nodata {nodata:?}",
+        bands, gt.0
+    );
     let mut bytes = std::fs::read(path).unwrap();
     match rng.below(10) {
         0 => {
@@ -264,7 +348,9 @@ pub fn case(c: &mut Case) {
     let mut what = String::new();
     for (name, used, f) in [
         ("dem", true, &dem as &dyn Fn(usize, usize) -> f64),
-        ("depth", with_depth, &|c: usize, _r: usize| 0.05 * (c % 3) as f64),
+        ("depth", with_depth, &|c: usize, _r: usize| {
+            0.05 * (c % 3) as f64
+        }),
         ("n", with_n, &|_c: usize, _r: usize| 0.03),
     ] {
         if !used {
@@ -283,17 +369,32 @@ pub fn case(c: &mut Case) {
             files.push((format!("{name}.asc"), bytes));
         }
     }
-    let file_of = |stem: &str| files.iter().find(|f| f.0.starts_with(stem)).map(|f| f.0.clone());
-    let mut toml = format!("name = \"raster\"\n\n[terrain]\ntype = \"raster\"\npath = \"{}\"\n\n", file_of("dem").unwrap());
+    let file_of = |stem: &str| {
+        files
+            .iter()
+            .find(|f| f.0.starts_with(stem))
+            .map(|f| f.0.clone())
+    };
+    let mut toml = format!(
+        "name = \"raster\"\n\n[terrain]\ntype = \"raster\"\npath = \"{}\"\n\n",
+        file_of("dem").unwrap()
+    );
     if let Some(f) = file_of("depth") {
-        writeln!(toml, "[initial]\nraster = {{ path = \"{f}\", kind = \"depth\" }}\n").unwrap();
+        writeln!(
+            toml,
+            "[initial]\nraster = {{ path = \"{f}\", kind = \"depth\" }}\n"
+        )
+        .unwrap();
     }
     match file_of("n.") {
         Some(f) => writeln!(toml, "[friction]\nraster = \"{f}\"\n").unwrap(),
         None => writeln!(toml, "[friction]\nmanning = 0.03\n").unwrap(),
     }
-    toml += "[time]\nend = 1.0\noutput_interval = 0.5\n\n[output]\nformat = \"ascii\"\npng = false\n";
-    c.note(format!("{w}x{h} cells of {cell} m; {hostile} hostile: {what}"));
+    toml +=
+        "[time]\nend = 1.0\noutput_interval = 0.5\n\n[output]\nformat = \"ascii\"\npng = false\n";
+    c.note(format!(
+        "{w}x{h} cells of {cell} m; {hostile} hostile: {what}"
+    ));
     for (name, bytes) in &files {
         c.write(name, bytes);
     }
@@ -303,7 +404,10 @@ pub fn case(c: &mut Case) {
     c.judge(&o, &names);
     if o.code == Some(0) && c.rng.percent(if c.long { 20 } else { 6 }) {
         let out = c.dir.join("out");
-        let o = c.quadflood(&["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from), &Limits::gpu());
+        let o = c.quadflood(
+            &["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from),
+            &Limits::gpu(),
+        );
         c.judge(&o, &names);
         if o.code == Some(0) {
             c.expect_sound(&out, &Bound::unbounded());

@@ -59,9 +59,9 @@ const STAGE: &str = "minutes,level\n0,0.1\n0.01,0.4\n1,0.3\n";
 const RAIN: &str = "t,mm_h\n0,10\n1,80\n2,0\n";
 
 const CELLS: &[&str] = &[
-    "nan", "NaN", "inf", "-inf", "1e400", "-1e400", "1e308", "-1", "-0", "1e-320", "", " ",
-    "abc", "1,5", "\"2\"", "0x10", "1_0", "+3", "\u{661}", "1e5", "1e12", "3.4e38", ".",
-    "--1", "1..2", "TRUE",
+    "nan", "NaN", "inf", "-inf", "1e400", "-1e400", "1e308", "-1", "-0", "1e-320", "", " ", "abc",
+    "1,5", "\"2\"", "0x10", "1_0", "+3", "\u{661}", "1e5", "1e12", "3.4e38", ".", "--1", "1..2",
+    "TRUE",
 ];
 
 /// One change to a CSV file's text; returns what changed.
@@ -103,9 +103,17 @@ fn mutate(rng: &mut Rng, text: &str) -> (Vec<u8>, String) {
         9 => return (Vec::new(), "empty".into()),
         10 => {
             let sep = *rng.pick(&[";", "\t", " ", "|"]);
-            return (text.replace(',', sep).into_bytes(), format!("{sep:?} for commas"));
+            return (
+                text.replace(',', sep).into_bytes(),
+                format!("{sep:?} for commas"),
+            );
         }
-        11 => return (format!("\u{feff}{text}").into_bytes(), "a byte-order mark".into()),
+        11 => {
+            return (
+                format!("\u{feff}{text}").into_bytes(),
+                "a byte-order mark".into(),
+            )
+        }
         12 => return (text.replace('\n', "\r\n").into_bytes(), "CRLF".into()),
         13 => {
             let mut b = joined(&lines);
@@ -117,7 +125,9 @@ fn mutate(rng: &mut Rng, text: &str) -> (Vec<u8>, String) {
             // Times a trillionth of a second apart, as f64 can still tell apart.
             let start: f64 = lines[1].split(',').next().unwrap().parse().unwrap_or(0.0);
             let mut dense = vec![lines[0].clone()];
-            dense.extend((0..rng.int(2, 200)).map(|k| format!("{},{}", start + k as f64 * 1e-12, k % 7)));
+            dense.extend(
+                (0..rng.int(2, 200)).map(|k| format!("{},{}", start + k as f64 * 1e-12, k % 7)),
+            );
             lines = dense;
             "times 1e-12 s apart".into()
         }
@@ -144,7 +154,10 @@ fn mutate(rng: &mut Rng, text: &str) -> (Vec<u8>, String) {
 /// A key of a series read from CSV changed; returns the scenario and what changed.
 fn mutate_keys(rng: &mut Rng) -> (String, String) {
     let (from, to) = *rng.pick(&[
-        ("time_unit = \"s\", unit = \"m3/s\"", "time_unit = \"sec\", unit = \"m3/s\""),
+        (
+            "time_unit = \"s\", unit = \"m3/s\"",
+            "time_unit = \"sec\", unit = \"m3/s\"",
+        ),
         ("unit = \"m3/s\"", "unit = \"mm/h\""),
         ("unit = \"m3/s\"", "unit = \"l/s\""),
         ("time_unit = \"min\"", "time_unit = \"day\""),
@@ -161,7 +174,11 @@ fn mutate_keys(rng: &mut Rng) -> (String, String) {
 }
 
 pub fn case(c: &mut Case) {
-    let mut files = vec![("q.csv", Q.as_bytes().to_vec()), ("stage.csv", STAGE.as_bytes().to_vec()), ("rain.csv", RAIN.as_bytes().to_vec())];
+    let mut files = vec![
+        ("q.csv", Q.as_bytes().to_vec()),
+        ("stage.csv", STAGE.as_bytes().to_vec()),
+        ("rain.csv", RAIN.as_bytes().to_vec()),
+    ];
     let mut scenario_text = SCENARIO.to_string();
     for _ in 0..1 + c.rng.below(2) {
         if c.rng.percent(15) {
@@ -185,7 +202,10 @@ pub fn case(c: &mut Case) {
     c.judge(&o, &names);
     if o.code == Some(0) && c.rng.percent(if c.long { 20 } else { 6 }) {
         let out = c.dir.join("out");
-        let o = c.quadflood(&["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from), &Limits::gpu());
+        let o = c.quadflood(
+            &["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from),
+            &Limits::gpu(),
+        );
         c.judge(&o, &names);
         if o.code == Some(0) {
             c.expect_sound(&out, &Bound::unbounded());

@@ -244,9 +244,9 @@ impl Series {
 pub struct Tiny {
     pub toml: String,
     pub bound: Bound,
-    pub start: f64,
+    /// The clock at the end, and the simulated time from the start (s).
     pub end: f64,
-    pub gauges: usize,
+    pub span: f64,
     /// What was drawn, for the report.
     pub what: String,
 }
@@ -476,7 +476,7 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
     if rng.percent(20) {
         d.pond(rng);
     }
-    let gauges = extras(&mut d, rng);
+    extras(&mut d, rng);
     time_and_output(&mut d, rng);
     let lowest = terrain.lowest(&g);
     let rain_volume = d.text.contains("[rain]").then(|| d.brought - d.inflow);
@@ -491,9 +491,8 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
     Tiny {
         toml: d.text,
         bound,
-        start,
         end,
-        gauges,
+        span: end - start,
         what: d.what.join("; "),
     }
 }
@@ -509,8 +508,8 @@ fn rain(d: &mut Draft, rng: &mut Rng) {
     d.brought += volume;
 }
 
-/// Gauges and a cross-section now and then; returns the number of gauges.
-fn extras(d: &mut Draft, rng: &mut Rng) -> usize {
+/// Gauges and a cross-section now and then.
+fn extras(d: &mut Draft, rng: &mut Rng) {
     let g = d.g;
     let gauges = rng.below(3);
     for k in 0..gauges {
@@ -528,7 +527,6 @@ fn extras(d: &mut Draft, rng: &mut Rng) -> usize {
             .unwrap();
         }
     }
-    gauges
 }
 
 fn time_and_output(d: &mut Draft, rng: &mut Rng) {

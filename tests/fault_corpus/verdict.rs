@@ -45,10 +45,8 @@ pub fn documented(o: &Outcome, names: &[String]) -> Option<String> {
     Some(problem.into())
 }
 
-/// A raster map read back: its size, cell size, nodata value and values.
+/// A raster map read back: its cell size, nodata value and values.
 pub struct Map {
-    pub ncols: usize,
-    pub nrows: usize,
     pub cellsize: f64,
     pub nodata: Option<f64>,
     pub values: Vec<f64>,
@@ -96,8 +94,6 @@ pub fn read_ascii(path: &Path) -> Result<Map, String> {
         return Err(format!("{} values for {ncols} x {nrows}", values.len()));
     }
     Ok(Map {
-        ncols,
-        nrows,
         cellsize: get("cellsize")?,
         nodata: get("nodata_value").ok(),
         values,
@@ -114,8 +110,6 @@ pub fn read_geotiff(path: &Path) -> Result<Map, String> {
         .read_as::<f64>((0, 0), (ncols, nrows), (ncols, nrows), None)
         .map_err(|e| e.to_string())?;
     Ok(Map {
-        ncols,
-        nrows,
         cellsize: gt[1],
         nodata: band.no_data_value(),
         values: buffer.data().to_vec(),
