@@ -78,19 +78,19 @@ const CLASSES: &[Class] = &[
     },
     Class {
         name: "checkpoints",
-        cases: (120, 1200),
+        cases: (130, 1300),
         gpu: false,
         run: fault_corpus::checkpoints::case,
     },
     Class {
         name: "rasters",
-        cases: (150, 1500),
+        cases: (160, 1600),
         gpu: false,
         run: fault_corpus::rasters::case,
     },
     Class {
         name: "series_csv",
-        cases: (150, 1500),
+        cases: (160, 1600),
         gpu: false,
         run: fault_corpus::series_csv::case,
     },

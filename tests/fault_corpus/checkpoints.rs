@@ -238,9 +238,11 @@ fn foreign(rng: &mut Rng) -> (Option<String>, Vec<String>, String) {
     (Some(text), Vec::new(), format!("foreign: {what}"))
 }
 
-/// Something that is no checkpoint; None for a FIFO made here (no writer: an open that
-/// waits for one must not hang the run).
-fn not_a_checkpoint(rng: &mut Rng, c: &Case, out: &Path, r: &Reference) -> (PathBuf, String) {
+/// Something that is no checkpoint.
+fn not_a_checkpoint(c: &mut Case, out: &Path, r: &Reference) -> (PathBuf, String) {
+    let random: Vec<u8> = (0..c.rng.int(1, 5000))
+        .map(|_| c.rng.next() as u8)
+        .collect();
     let choices: Vec<PathBuf> = vec![
         r.scenario.clone(),
         out.join("depth_0000010.0s.asc"),
@@ -253,14 +255,9 @@ fn not_a_checkpoint(rng: &mut Rng, c: &Case, out: &Path, r: &Reference) -> (Path
         c.dir.join("missing.qfck"),
         PathBuf::from("/dev/null"),
         PathBuf::from("/dev/zero"),
-        c.write(
-            "random.qfck",
-            &(0..rng.int(1, 5000))
-                .map(|_| rng.next() as u8)
-                .collect::<Vec<u8>>(),
-        ),
+        c.write("random.qfck", &random),
     ];
-    let path = rng.pick(&choices).clone();
+    let path = c.rng.pick(&choices).clone();
     let what = format!("not a checkpoint: {}", path.display());
     (path, what)
 }
@@ -325,6 +322,174 @@ fn tamper(rng: &mut Rng, out: &Path, header: &serde_json::Value) -> (String, Str
     (name, what.into(), fine)
 }
 
+/// The reference's folder copied for this case, and the checkpoint picked from it.
+struct Start<'r> {
+    r: &'r Reference,
+    out: PathBuf,
+    original: PathBuf,
+    name: String,
+    bytes: Vec<u8>,
+    header: serde_json::Value,
+}
+
+/// A restart to try, and what it must do.
+struct Plan {
+    file: PathBuf,
+    expect: Expect,
+    scenario: PathBuf,
+    extra: Vec<String>,
+    target: PathBuf,
+    /// The `cat` that feeds a named pipe, ended after the run.
+    feeder: Option<std::process::Child>,
+    /// Files the case damaged on purpose, which a refused restart leaves so.
+    damaged: Vec<String>,
+}
+
+/// Writes changed checkpoint bytes over the original or beside it; returns its path and
+/// the name a refusal must give.
+fn put(c: &mut Case, s: &Start, bytes: &[u8]) -> (PathBuf, String) {
+    match c.rng.percent(50) {
+        true => {
+            std::fs::write(&s.original, bytes).unwrap();
+            (s.original.clone(), s.name.clone())
+        }
+        false => (c.write("changed.qfck", bytes), "changed.qfck".into()),
+    }
+}
+
+/// Bytes flipped, cut, appended, or the first line changed: refused.
+fn damaged_bytes(c: &mut Case, s: &Start, plan: &mut Plan, draw: usize) {
+    let mut b = s.bytes.clone();
+    match draw {
+        0..=19 => c.note(flip(&mut c.rng, &mut b)),
+        20..=31 => {
+            b.truncate(c.rng.below(s.bytes.len()));
+            c.note(format!("cut to {} of {} bytes", b.len(), s.bytes.len()));
+        }
+        32..=37 => {
+            let n = c.rng.int(1, 100) as usize;
+            b.extend((0..n).map(|_| c.rng.next() as u8));
+            if c.rng.percent(50) {
+                seal(&mut b);
+            }
+            c.note(format!("{n} bytes appended"));
+        }
+        _ => {
+            let (_, h, rest) = split(&s.bytes).unwrap();
+            let first = *c.rng.pick(&[
+                "quadflood checkpoint 2",
+                "quadflood checkpoint 4",
+                "quadflood checkpoint",
+                "quadflood checkpoint -1",
+                "quadflood checkpoint 99999999999999999999",
+                "QUADFLOOD CHECKPOINT 3",
+                "quadflood checkpoint 3 ",
+                "\u{feff}quadflood checkpoint 3",
+            ]);
+            c.note(format!("first line {first:?}"));
+            b = join(first, &h.to_string(), &rest);
+        }
+    }
+    let (file, name) = put(c, s, &b);
+    plan.file = file;
+    plan.expect = Expect::Refused(vec![name]);
+}
+
+/// A header value forged: refused, or (a value the run does not depend on) run soundly.
+fn forged(c: &mut Case, s: &Start, plan: &mut Plan) {
+    let (b, what) = forge(&mut c.rng, &s.bytes);
+    c.note(what);
+    let (file, name) = put(c, s, &b);
+    plan.file = file;
+    plan.expect = Expect::RefusedOrSound(vec![name]);
+}
+
+fn foreign_scenario(c: &mut Case, s: &Start, plan: &mut Plan) {
+    let (text, sets, what) = foreign(&mut c.rng);
+    c.note(what);
+    if let Some(text) = text {
+        plan.scenario = c.write("foreign.toml", text.as_bytes());
+    }
+    plan.extra = sets;
+    plan.expect = Expect::Refused(vec![s.name.clone(), arg(&plan.scenario)]);
+}
+
+/// No checkpoint at all, or one read through a named pipe.
+fn no_checkpoint(c: &mut Case, s: &Start, plan: &mut Plan) {
+    if c.rng.percent(25) {
+        let mut b = s.bytes.clone();
+        let damaged = c.rng.percent(50);
+        if damaged {
+            c.note(flip(&mut c.rng, &mut b));
+        }
+        if let Some((fifo, cat)) = pipe(c, &b) {
+            c.note("read through a named pipe");
+            plan.file = fifo;
+            plan.feeder = Some(cat);
+            plan.expect = match damaged {
+                true => Expect::Refused(vec!["pipe.qfck".into()]),
+                false => Expect::Same,
+            };
+        }
+        return;
+    }
+    let (file, what) = not_a_checkpoint(c, &s.out, s.r);
+    c.note(what);
+    let named = file
+        .file_name()
+        .map_or(arg(&file), |n| n.to_string_lossy().into_owned());
+    plan.file = file;
+    plan.expect = Expect::Refused(vec![named]);
+}
+
+/// The series in the restart's folder changed, or an empty folder.
+fn changed_folder(c: &mut Case, s: &Start, plan: &mut Plan, draw: usize) {
+    if draw >= 95 {
+        c.note("restarted into an empty folder");
+        plan.target = c.dir.join("fresh");
+        plan.expect = Expect::Refused(
+            ["gauge_", "section_", "mass_balance"]
+                .map(String::from)
+                .to_vec(),
+        );
+        return;
+    }
+    let (csv, what, fine) = tamper(&mut c.rng, &s.out, &s.header);
+    c.note(format!("{csv} {what}"));
+    plan.damaged.push(csv.clone());
+    if !fine {
+        plan.expect = Expect::Refused(vec![csv]);
+    }
+}
+
+/// An end before the checkpoint (refused), settings the state does not depend on, or
+/// nothing changed.
+fn changed_settings(c: &mut Case, s: &Start, plan: &mut Plan, draw: usize) {
+    match draw {
+        97 => {
+            let t = reference::checkpoint_time(&s.name).unwrap();
+            let end = t - c.rng.float(0.0, 1.0) * t;
+            c.note(format!("time.end = {end} before the checkpoint's {t} s"));
+            plan.extra = vec!["--set".into(), format!("time.end={end:?}")];
+            plan.expect = Expect::Refused(vec![s.name.clone()]);
+        }
+        98 => {
+            let set = *c.rng.pick(&[
+                "numerics.gravity=9.8",
+                "numerics.limiter=\"van-albada\"",
+                "time.cfl=0.3",
+                "time.dt_max=0.5",
+                "output.png=true",
+                "time.end=44.0",
+            ]);
+            c.note(format!("restarted with --set {set}"));
+            plan.extra = vec!["--set".into(), set.into()];
+            plan.expect = Expect::RefusedOrSound(vec![s.name.clone()]);
+        }
+        _ => c.note("unchanged"),
+    }
+}
+
 pub fn case(c: &mut Case) {
     let r = match reference::get(&c.root) {
         Ok(r) => r,
@@ -333,189 +498,70 @@ pub fn case(c: &mut Case) {
     let out = c.dir.join("out");
     reference::copy_folder(&r.out, &out);
     let original = out.join(r.checkpoints[c.rng.below(2)].file_name().unwrap());
-    let name = original.file_name().unwrap().to_string_lossy().into_owned();
     let bytes = std::fs::read(&original).unwrap();
-    let header = split(&bytes).unwrap().1;
-    let mut scenario = r.scenario.clone();
-    let mut extra: Vec<String> = Vec::new();
-    let mut target = out.clone();
-    let mut feeder = None;
-    let mut damaged = vec![name.clone()];
-    let written = |c: &Case, rng: &mut Rng, bytes: &[u8]| -> (PathBuf, String) {
-        match rng.percent(50) {
-            true => {
-                std::fs::write(&original, bytes).unwrap();
-                (original.clone(), name.clone())
-            }
-            false => (c.write("changed.qfck", bytes), "changed.qfck".into()),
-        }
+    let s = Start {
+        r,
+        name: original.file_name().unwrap().to_string_lossy().into_owned(),
+        header: split(&bytes).unwrap().1,
+        bytes,
+        original,
+        out,
     };
-    let mut rng = Rng::new(c.rng.next(), "checkpoints", 0);
-    let (file, expect) = match rng.below(100) {
-        0..=19 => {
-            let mut b = bytes.clone();
-            c.note(flip(&mut rng, &mut b));
-            let (file, name) = written(c, &mut rng, &b);
-            (file, Expect::Refused(vec![name]))
-        }
-        20..=31 => {
-            let cut = rng.below(bytes.len());
-            c.note(format!("cut to {cut} of {} bytes", bytes.len()));
-            let (file, name) = written(c, &mut rng, &bytes[..cut]);
-            (file, Expect::Refused(vec![name]))
-        }
-        32..=37 => {
-            let mut b = bytes.clone();
-            let n = rng.int(1, 100) as usize;
-            b.extend((0..n).map(|_| rng.next() as u8));
-            if rng.percent(50) {
-                seal(&mut b);
-            }
-            c.note(format!("{n} bytes appended"));
-            let (file, name) = written(c, &mut rng, &b);
-            (file, Expect::Refused(vec![name]))
-        }
-        38..=43 => {
-            let (_, h, rest) = split(&bytes).unwrap();
-            let first = rng
-                .pick(&[
-                    "quadflood checkpoint 2",
-                    "quadflood checkpoint 4",
-                    "quadflood checkpoint",
-                    "quadflood checkpoint -1",
-                    "quadflood checkpoint 99999999999999999999",
-                    "QUADFLOOD CHECKPOINT 3",
-                    "quadflood checkpoint 3 ",
-                    "\u{feff}quadflood checkpoint 3",
-                ])
-                .to_string();
-            c.note(format!("first line {first:?}"));
-            let (file, name) = written(c, &mut rng, &join(&first, &h.to_string(), &rest));
-            (file, Expect::Refused(vec![name]))
-        }
-        44..=63 => {
-            let (b, what) = forge(&mut rng, &bytes);
-            c.note(what);
-            let (file, name) = written(c, &mut rng, &b);
-            (file, Expect::RefusedOrSound(vec![name]))
-        }
-        64..=78 => {
-            let (text, sets, what) = foreign(&mut rng);
-            c.note(what);
-            if let Some(text) = text {
-                scenario = c.write("foreign.toml", text.as_bytes());
-            }
-            extra = sets;
-            (
-                original.clone(),
-                Expect::Refused(vec![name.clone(), arg(&scenario)]),
-            )
-        }
-        85..=86 if rng.percent(50) => {
-            let mut b = bytes.clone();
-            let damaged = rng.percent(50);
-            if damaged {
-                c.note(flip(&mut rng, &mut b));
-            }
-            match pipe(c, &b) {
-                Some((fifo, cat)) => {
-                    c.note("read through a named pipe");
-                    feeder = Some(cat);
-                    let expect = match damaged {
-                        true => Expect::Refused(vec!["pipe.qfck".into()]),
-                        false => Expect::Same,
-                    };
-                    (fifo, expect)
-                }
-                None => (original.clone(), Expect::Same),
-            }
-        }
-        79..=86 => {
-            let (file, what) = not_a_checkpoint(&mut rng, c, &out, r);
-            c.note(what);
-            let named = file
-                .file_name()
-                .map_or(arg(&file), |n| n.to_string_lossy().into_owned());
-            (file, Expect::Refused(vec![named]))
-        }
-        87..=94 => {
-            let (csv, what, fine) = tamper(&mut rng, &out, &header);
-            c.note(format!("{csv} {what}"));
-            damaged.push(csv.clone());
-            match fine {
-                true => (original.clone(), Expect::Same),
-                false => (original.clone(), Expect::Refused(vec![csv])),
-            }
-        }
-        95..=96 => {
-            c.note("restarted into an empty folder");
-            target = c.dir.join("fresh");
-            (
-                original.clone(),
-                Expect::Refused(vec![
-                    "gauge_".into(),
-                    "section_".into(),
-                    "mass_balance".into(),
-                ]),
-            )
-        }
-        97 => {
-            let t = reference::checkpoint_time(&name).unwrap();
-            let end = t - rng.float(0.0, 1.0) * t;
-            c.note(format!("time.end = {end} before the checkpoint's {t} s"));
-            extra = vec!["--set".into(), format!("time.end={end:?}")];
-            (original.clone(), Expect::Refused(vec![name.clone()]))
-        }
-        98 => {
-            let set = rng
-                .pick(&[
-                    "numerics.gravity=9.8",
-                    "numerics.limiter=\"van-albada\"",
-                    "time.cfl=0.3",
-                    "time.dt_max=0.5",
-                    "output.png=true",
-                    "time.end=44.0",
-                ])
-                .to_string();
-            c.note(format!("restarted with --set {set}"));
-            extra = vec!["--set".into(), set];
-            (original.clone(), Expect::RefusedOrSound(vec![name.clone()]))
-        }
-        _ => {
-            c.note("unchanged");
-            (original.clone(), Expect::Same)
-        }
+    let mut plan = Plan {
+        file: s.original.clone(),
+        expect: Expect::Same,
+        scenario: r.scenario.clone(),
+        extra: Vec::new(),
+        target: s.out.clone(),
+        feeder: None,
+        damaged: vec![s.name.clone()],
     };
-    let mut args = vec![
-        "run".to_string(),
-        arg(&scenario),
-        "--out".into(),
-        arg(&target),
-        "--quiet".into(),
-        "--restart".into(),
-        arg(&file),
-    ];
-    args.extend(extra);
+    let draw = c.rng.below(100);
+    match draw {
+        0..=43 => damaged_bytes(c, &s, &mut plan, draw),
+        44..=63 => forged(c, &s, &mut plan),
+        64..=78 => foreign_scenario(c, &s, &mut plan),
+        79..=86 => no_checkpoint(c, &s, &mut plan),
+        87..=96 => changed_folder(c, &s, &mut plan, draw),
+        _ => changed_settings(c, &s, &mut plan, draw),
+    }
+    restart(c, r, plan);
+}
+
+/// Runs the restart and judges it by the plan.
+fn restart(c: &mut Case, r: &Reference, mut plan: Plan) {
+    let mut args = [
+        "run",
+        &arg(&plan.scenario),
+        "--out",
+        &arg(&plan.target),
+        "--quiet",
+        "--restart",
+        &arg(&plan.file),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(plan.extra);
     let o = c.quadflood(&args, &Limits::gpu());
-    if let Some(mut cat) = feeder {
+    if let Some(mut cat) = plan.feeder.take() {
         let _ = cat.kill();
         let _ = cat.wait();
     }
-    let names = match &expect {
+    let names = match &plan.expect {
         Expect::Refused(n) | Expect::RefusedOrSound(n) => n.clone(),
         Expect::Same => vec![],
     };
     c.judge(&o, &names);
-    match (expect, o.code) {
-        (Expect::Refused(_), Some(2)) | (Expect::RefusedOrSound(_), Some(2)) => {}
+    match (plan.expect, o.code) {
+        (Expect::Refused(_) | Expect::RefusedOrSound(_), Some(2)) => {}
         (Expect::Refused(_), _) => c.fail("not refused"),
-        (Expect::RefusedOrSound(_), Some(0)) => c.expect_sound(&target, &bound()),
+        (Expect::RefusedOrSound(_), Some(0)) => c.expect_sound(&plan.target, &bound()),
         (Expect::Same, Some(0)) => {
-            if let Some(d) = reference::difference(&r.results, &reference::results(&target)) {
+            if let Some(d) = reference::difference(&r.results, &reference::results(&plan.target)) {
                 c.fail(d);
             }
         }
         (_, _) => c.fail("the restart did not run to its end"),
     }
-    c.expect_whole_but(&target, false, &damaged);
+    c.expect_whole_but(&plan.target, false, &plan.damaged);
 }
