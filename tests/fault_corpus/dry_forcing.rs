@@ -16,7 +16,20 @@ pub fn case(c: &mut Case) {
     let out = c.dir.join("out");
     let args = ["run", &arg(&scenario), "--out", &arg(&out), "--quiet"].map(String::from);
     let o = c.quadflood(&args, &Limits::gpu());
-    c.judge(&o, &[arg(&c.dir)]);
-    c.expect_run_of_sound_input(&o, &out, &tiny.bound);
+    match &tiny.refused {
+        Some(key) => {
+            c.note(format!("{key} over an earlier inflow"));
+            c.judge(&o, std::slice::from_ref(key));
+            if o.code != Some(2) {
+                c.fail(format!(
+                    "{key}, over an earlier inflow segment, was not refused"
+                ));
+            }
+        }
+        None => {
+            c.judge(&o, &[arg(&c.dir)]);
+            c.expect_run_of_sound_input(&o, &out, &tiny.bound);
+        }
+    }
     c.expect_whole(&out, false);
 }

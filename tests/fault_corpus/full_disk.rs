@@ -10,7 +10,12 @@ use super::proc::Limits;
 use super::tiny;
 
 pub fn case(c: &mut Case) {
-    let tiny = tiny::dry_forcing(&mut c.rng);
+    let tiny = loop {
+        let tiny = tiny::dry_forcing(&mut c.rng);
+        if tiny.refused.is_none() {
+            break tiny;
+        }
+    };
     c.clock = tiny.end;
     let scenario = c.write("scenario.toml", tiny.toml.as_bytes());
     let out = c.dir.join("out");

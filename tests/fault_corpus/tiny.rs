@@ -249,6 +249,9 @@ pub struct Tiny {
     pub span: f64,
     /// What was drawn, for the report.
     pub what: String,
+    /// The key of a segment laid over an earlier inflow, for which the scenario is
+    /// refused (exit 2).
+    pub refused: Option<String>,
 }
 
 const EDGES: [&str; 4] = ["west", "east", "south", "north"];
@@ -266,6 +269,11 @@ struct Draft {
     /// Something besides inflows and sources passes water through the boundary.
     exchange: bool,
     inflow: f64,
+    rain_depth: Option<f64>,
+    /// Segments so far: (edge, first cell, cells, whether an inflow).
+    segments: Vec<(&'static str, usize, usize, bool)>,
+    /// The key of the first segment laid over an earlier inflow, which is refused.
+    refused: Option<String>,
 }
 
 impl Draft {
@@ -273,8 +281,13 @@ impl Draft {
         self.head = Some(self.head.map_or(level, |h| h.max(level)));
     }
 
-    /// A stretch of an edge at least four cells long: (edge, from, to, its cells' centres).
-    fn stretch(&self, rng: &mut Rng) -> (&'static str, f64, f64, Vec<(f64, f64)>) {
+    /// A stretch of an edge at least four cells long for a segment (an inflow or not):
+    /// (edge, from, to, its cells' centres). One over an earlier inflow is refused.
+    fn stretch(
+        &mut self,
+        rng: &mut Rng,
+        inflow: bool,
+    ) -> (&'static str, f64, f64, Vec<(f64, f64)>) {
         let edge = *rng.pick(&EDGES);
         let g = self.g;
         let along_x = edge == "south" || edge == "north";
@@ -284,6 +297,13 @@ impl Draft {
         let origin = if along_x { g.ox } else { g.oy };
         let from = origin + first as f64 * g.dx;
         let to = from + len as f64 * g.dx;
+        let overlaps = |&(e, f, l, i): &(&str, usize, usize, bool)| {
+            i && e == edge && f < first + len && first < f + l
+        };
+        if self.refused.is_none() && self.segments.iter().any(overlaps) {
+            self.refused = Some(format!("boundary.segment[{}]", self.segments.len()));
+        }
+        self.segments.push((edge, first, len, inflow));
         let cells = (first..first + len)
             .map(|k| {
                 let along = origin + (k as f64 + 0.5) * g.dx;
@@ -299,7 +319,7 @@ impl Draft {
     }
 
     fn inflow_segment(&mut self, rng: &mut Rng) {
-        let (edge, from, to, cells) = self.stretch(rng);
+        let (edge, from, to, cells) = self.stretch(rng, true);
         let q = rng.log_float(0.01, 2.0) * cells.len() as f64 * self.g.dx;
         let s = Series::draw(rng, q, self.start, self.end);
         let volume = s.integral(self.start, self.end);
@@ -310,7 +330,7 @@ impl Draft {
     }
 
     fn stage_segment(&mut self, rng: &mut Rng) {
-        let (edge, from, to, cells) = self.stretch(rng);
+        let (edge, from, to, cells) = self.stretch(rng, false);
         let (g, t) = (self.g, self.terrain);
         let low = cells
             .iter()
@@ -447,6 +467,9 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
         brought: 0.0,
         exchange: false,
         inflow: 0.0,
+        rain_depth: None,
+        segments: Vec::new(),
+        refused: None,
     };
     writeln!(
         d.text,
@@ -479,14 +502,14 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
     extras(&mut d, rng);
     time_and_output(&mut d, rng);
     let lowest = terrain.lowest(&g);
-    let rain_volume = d.text.contains("[rain]").then(|| d.brought - d.inflow);
+    let rain_depth = d.rain_depth;
     let bound = Bound {
         head: d.head,
         lowest_bed: lowest,
         brought: d.brought,
         finest_area: g.dx * g.dx,
         inflow: (!d.exchange).then_some(d.inflow),
-        rain: rain_volume,
+        rain: rain_depth,
     };
     Tiny {
         toml: d.text,
@@ -494,6 +517,7 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
         end,
         span: end - start,
         what: d.what.join("; "),
+        refused: d.refused,
     }
 }
 
@@ -501,11 +525,12 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
 fn rain(d: &mut Draft, rng: &mut Rng) {
     let rate = rng.log_float(1.0, 400.0);
     let s = Series::draw(rng, rate, d.start, d.end);
-    // mm/h over the domain's area.
-    let volume = s.integral(d.start, d.end) / 3.6e6 * d.g.area();
+    // mm/h to m.
+    let depth = s.integral(d.start, d.end) / 3.6e6;
     writeln!(d.text, "[rain]\nrate = {}\n", s.toml()).unwrap();
     d.what.push(format!("rain peak {rate:.1} mm/h"));
-    d.brought += volume;
+    d.brought += depth * d.g.area();
+    d.rain_depth = Some(depth);
 }
 
 /// Gauges and a cross-section now and then.

@@ -231,7 +231,8 @@ pub struct Bound {
     /// The volume the inflow hydrographs and sources hold to the end (m³), where nothing
     /// else passes the boundary.
     pub inflow: Option<f64>,
-    /// The rain's volume to the end (m³), where it falls uniformly.
+    /// The rain's depth to the end (m), where it falls uniformly on every cell of the
+    /// domain (levees without a crest take theirs out of it).
     pub rain: Option<f64>,
 }
 
@@ -301,9 +302,11 @@ pub fn sound(out: &Path, b: &Bound) -> Vec<String> {
     if !(deepest <= bound) {
         failures.push(format!("max_depth_m {deepest} m in summary.json; the forcing and initial water reach {bound:.6} m at most"));
     }
+    let area = number("cells") * number("cell_size_m").powi(2);
+    let rain = b.rain.map(|depth| depth * area);
     for (name, expected, key) in [
         ("inflow", b.inflow, "mass_inflow_m3"),
-        ("rain", b.rain, "mass_rain_m3"),
+        ("rain", rain, "mass_rain_m3"),
     ] {
         if let Some(expected) = expected {
             let counted = number(key);
