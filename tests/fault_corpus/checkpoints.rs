@@ -361,7 +361,10 @@ fn put(c: &mut Case, s: &Start, bytes: &[u8]) -> (PathBuf, String) {
 fn damaged_bytes(c: &mut Case, s: &Start, plan: &mut Plan, draw: usize) {
     let mut b = s.bytes.clone();
     match draw {
-        0..=19 => c.note(flip(&mut c.rng, &mut b)),
+        0..=19 => {
+            let what = flip(&mut c.rng, &mut b);
+            c.note(what);
+        }
         20..=31 => {
             b.truncate(c.rng.below(s.bytes.len()));
             c.note(format!("cut to {} of {} bytes", b.len(), s.bytes.len()));
@@ -420,7 +423,8 @@ fn no_checkpoint(c: &mut Case, s: &Start, plan: &mut Plan) {
         let mut b = s.bytes.clone();
         let damaged = c.rng.percent(50);
         if damaged {
-            c.note(flip(&mut c.rng, &mut b));
+            let what = flip(&mut c.rng, &mut b);
+            c.note(what);
         }
         if let Some((fifo, cat)) = pipe(c, &b) {
             c.note("read through a named pipe");

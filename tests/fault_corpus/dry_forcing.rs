@@ -2,7 +2,8 @@
 //! rain on a dry (now and then partly ponded) bed, run to the end. The run must exit 0 with
 //! its mass balance within 1e-5, the inflow and rain it counted equal to their series'
 //! integrals, and no depth beyond what the stages, the initial water and the volume brought
-//! in can make; or stop as documented.
+//! in can make; or stop as documented. A segment laid over an earlier inflow, or a place
+//! drawn on a wall levee's cells, must be refused naming it.
 
 use super::case::{arg, Case};
 use super::proc::Limits;
@@ -25,6 +26,10 @@ pub fn case(c: &mut Case) {
                     "{key}, over an earlier inflow segment, was not refused"
                 ));
             }
+        }
+        None if tiny.walled && o.code == Some(2) => {
+            let places = ["`source[", "`boundary.line[", "`gauge[", "`cross_section["];
+            c.judge(&o, &places.map(String::from));
         }
         None => {
             c.judge(&o, &[arg(&c.dir)]);

@@ -252,6 +252,9 @@ pub struct Tiny {
     /// The key of a segment laid over an earlier inflow, for which the scenario is
     /// refused (exit 2).
     pub refused: Option<String>,
+    /// A wall levee was drawn: a source, line, gauge or section drawn on its cells may be
+    /// refused, naming it.
+    pub walled: bool,
 }
 
 const EDGES: [&str; 4] = ["west", "east", "south", "north"];
@@ -274,6 +277,8 @@ struct Draft {
     segments: Vec<(&'static str, usize, usize, bool)>,
     /// The key of the first segment laid over an earlier inflow, which is refused.
     refused: Option<String>,
+    /// A levee without a crest (a wall) was drawn.
+    walled: bool,
 }
 
 impl Draft {
@@ -429,7 +434,11 @@ impl Draft {
                 "crest = {:?}\n",
                 self.terrain.highest(&g) + rng.float(-0.5, 0.5)
             ),
-            false => String::new(),
+            false => {
+                // A wall takes its cells out of the domain: a place drawn on one is refused.
+                self.walled = true;
+                String::new()
+            }
         };
         writeln!(
             self.text,
@@ -470,6 +479,7 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
         rain_depth: None,
         segments: Vec::new(),
         refused: None,
+        walled: false,
     };
     writeln!(
         d.text,
@@ -518,6 +528,7 @@ pub fn dry_forcing(rng: &mut Rng) -> Tiny {
         span: end - start,
         what: d.what.join("; "),
         refused: d.refused,
+        walled: d.walled,
     }
 }
 
