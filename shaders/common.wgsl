@@ -127,8 +127,6 @@ struct Sim {
     list_count_levels: u32,
     list_parity: u32,   // which moving lists and launch marks the step about to be taken reads
     launch_mark: u32,   // the mark (in block_flags) of blocks that step launches
-    clipped_updates: atomic<u32>, // cell updates whose depth went negative (a CFL breach)
-    clipped_block: atomic<u32>,   // 1 + the highest such block; 0 = none
 }
 
 struct BlockInfo {

@@ -189,12 +189,14 @@ fn bc_peak(bc: BcDef) -> f32 {
     return forcing[bc.series].z * bc.scale + bc.offset;
 }
 
-// The ghost cell of a stage edge at water level `level`, beside edge cell `nearest`. The
-// level is imposed; the normal velocity keeps the Riemann invariant that leaves the
-// domain, so outgoing waves pass out instead of bouncing back. Where the level stands far
-// above the cells inside (a dry or shallow bed), that invariant would drive water in
-// faster than critical, which no level at the edge can: the inflow is held to critical
-// flow at the edge's depth.
+// The ghost cell of a stage edge: a body of water standing at `level` beyond the edge,
+// beside edge cell `nearest`. Water that leaves the domain leaves through the level, held
+// at the edge: the normal velocity keeps the Riemann invariant that leaves the domain, so
+// outgoing waves pass out instead of bouncing back (and a steady outflow ends at the
+// level). Water that enters comes in as from a reservoir at rest at that level: the edge
+// state takes the reservoir's invariant (u + 2c = 2c at the level) and the domain's, and
+// at most critical flow on the reservoir's (a dry bed fills as in Ritter's dam break, not
+// at the 2c the held level would drive into it). The two meet at rest, continuously.
 fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
     let h_in = nearest.x;
     let z = nearest.w - h_in;
@@ -202,10 +204,22 @@ fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4
     if (h <= params.dry_depth) {
         return vec4<f32>(h, 0.0, 0.0, z + h);
     }
-    var s = vec4<f32>(h, nearest.y, nearest.z, z + h);
     let c = sqrt(params.g * h);
-    let inflow = inward * nearest[normal] + 2.0 * (c - sqrt(params.g * h_in));
-    s[normal] = inward * min(inflow, c);
+    // Velocities below are along the inward normal.
+    let leaving = inward * nearest[normal] - 2.0 * sqrt(params.g * h_in);
+    var u = leaving + 2.0 * c;
+    var depth = h;
+    if (u > 0.0) {
+        u = c + 0.5 * leaving;
+        var c_edge = 0.5 * c - 0.25 * leaving;
+        if (u > c_edge) {
+            u = 2.0 / 3.0 * c;
+            c_edge = u;
+        }
+        depth = c_edge * c_edge / params.g;
+    }
+    var s = vec4<f32>(depth, nearest.y, nearest.z, z + depth);
+    s[normal] = inward * u;
     return s;
 }
 
@@ -480,16 +494,6 @@ fn y_balance(li: i32, lj: i32) -> vec3<f32> {
     return vec3<f32>(fn_.x - fs.x, fn_.w - fs.w, fn_.y - fs.z + params.g * p.x * deta);
 }
 
-// A depth below zero by more than round-off: the step outran the water, and setting the
-// depth to zero makes water from nothing. Never on a sound run; counted, for the mass
-// balance's report (src/balance.rs).
-const CLIP_TOLERANCE: f32 = 1e-6;
-
-fn note_clipped() {
-    atomicAdd(&sim.clipped_updates, 1u);
-    atomicMax(&sim.clipped_block, wg_block + 1u);
-}
-
 // dt L(U) applied to the thread's own cell from its balance (mass out, x- and y-momentum
 // out), with rain, then implicit Manning friction.
 fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
@@ -497,9 +501,6 @@ fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> v
     var h = u.x - k * out.x + dt * rain;
     var hu = u.y - k * out.y;
     var hv = u.z - k * out.z;
-    if (h < -CLIP_TOLERANCE) {
-        note_clipped();
-    }
     h = max(h, 0.0);
     if (h > params.dry_depth) {
         // Implicit in the friction term: it can slow the flow to rest, never reverse it.

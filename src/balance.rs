@@ -5,7 +5,6 @@
 
 use crate::error::Error;
 use crate::scenario::model::{BcKind, Model};
-use crate::solver::Status;
 
 /// The volumes (m³) of a run's account at one time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -32,7 +31,7 @@ impl Balance {
 
 /// Ok while the account closes within the scenario's bound; else the error that stops the
 /// run, naming the time, the volumes and the forcing that moved them.
-pub fn check(model: &Model, t: f64, b: &Balance, status: &Status) -> Result<(), Error> {
+pub fn check(model: &Model, t: f64, b: &Balance) -> Result<(), Error> {
     let bound = model.numerics.max_mass_error;
     let error = b.error_rel();
     if error.abs() <= bound {
@@ -48,13 +47,6 @@ pub fn check(model: &Model, t: f64, b: &Balance, status: &Status) -> Result<(), 
         b.rain,
     );
     message += &format!("; {}", forcing_report(model, t, b));
-    if status.clipped_updates > 0 {
-        message += &format!(
-            "; depths went negative (water made from nothing) in {} cell updates, e.g. in {}",
-            status.clipped_updates,
-            place_of_block(model, status.clipped_block)
-        );
-    }
     if error.is_nan() {
         message += "; the volumes are not numbers";
     }

@@ -618,7 +618,7 @@ fn record_balance(
                 rain,
                 storage,
             };
-            verdict = balance::check(model, t, &account, sim.status());
+            verdict = balance::check(model, t, &account);
         }
         if verdict.is_ok() {
             f.last_good = Some((t, fields));

@@ -185,8 +185,6 @@ struct SimRecord {
     list_count_levels: u32,
     list_parity: u32,
     launch_mark: u32,
-    clipped_updates: u32,
-    clipped_block: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -212,10 +210,6 @@ pub struct Status {
     /// one, or always active).
     pub all_launched: bool,
     pub at_target: bool,
-    /// Cell updates whose depth went negative and was set to zero (never on a sound run).
-    pub clipped_updates: u64,
-    /// A block where that happened (this rank's).
-    pub clipped_block: Option<u32>,
 }
 
 impl SimRecord {
@@ -240,8 +234,6 @@ impl Status {
             active_blocks: r.active_blocks(),
             all_launched: r.all_active == 1,
             at_target: r.done == 1,
-            clipped_updates: r.clipped_updates as u64,
-            clipped_block: r.clipped_block.checked_sub(1),
         }
     }
 }

@@ -1,16 +1,6 @@
-//! Exact solutions of the 1D/2D shallow-water equations, for validation.
-//!
-//! Each solution is coded straight from its closed form in f64, so that the
-//! (f32, GPU) solver can be compared against something that shares no code
-//! with it. Notation: `h` depth, `u`/`v` depth-averaged velocity, `z` bed
-//! elevation, `g` gravitational acceleration (the solver uses 9.81).
-//!
-//! * [`Ritter`]: dam break onto a dry, flat, frictionless bed.
-//! * [`Stoker`]: dam break onto a wet, flat, frictionless bed.
-//! * [`ThackerPlanar`]: planar free surface sloshing in a paraboloid bowl
-//!   (moving shoreline, bed source term).
+//! Dam breaks on a flat, frictionless bed: [`Ritter`] (dry bed) and [`Stoker`] (wet bed).
 
-use std::f64::consts::PI;
+use super::bisect;
 
 /// Depth inside a centred rarefaction fan issued from a left state of
 /// celerity `c_left` at rest.
@@ -45,6 +35,13 @@ impl Ritter {
     /// Water depth at position `x` and time `t` (t ≤ 0 gives the initial step).
     pub fn depth(&self, x: f64, t: f64) -> f64 {
         self.state(x, t).0
+    }
+
+    /// Where the fan's depth has fallen to `level` (0 < level ≤ h_left) at time t:
+    /// h = (2 c0 − ξ)²/(9g) = level at ξ = 2 c0 − 3 √(g level).
+    pub fn front_at_depth(&self, level: f64, t: f64) -> f64 {
+        let c0 = (self.g * self.h_left).sqrt();
+        self.x_dam + (2.0 * c0 - 3.0 * (self.g * level).sqrt()) * t
     }
 
     /// Velocity at `x`, `t`; zero on the dry bed ahead of the front.
@@ -199,116 +196,23 @@ fn middle_state_mismatch(g: f64, h_left: f64, h_right: f64, h_m: f64) -> f64 {
 }
 
 /// Root of [`middle_state_mismatch`] by bisection on the bracket
-/// [h_right, h_left]. Bisection cannot fail on a monotone function, and it is
-/// run until the midpoint no longer splits the bracket, i.e. to full f64
-/// precision (the bracket width at the end is one ulp of h_m).
+/// [h_right, h_left], which cannot fail on a monotone function.
 fn solve_middle_depth(g: f64, h_left: f64, h_right: f64) -> f64 {
     if h_right >= h_left {
         // No dam break towards +x: treat as still water.
         return h_left;
     }
-    let (mut lo, mut hi) = (h_right, h_left);
-    // 1100 halvings span the whole f64 exponent range; the loop stops long
-    // before that, when `mid` coincides with an end of the bracket.
-    for _ in 0..1100 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        let f = middle_state_mismatch(g, h_left, h_right, mid);
-        if f > 0.0 {
-            lo = mid;
-        } else if f < 0.0 {
-            hi = mid;
-        } else {
-            return mid;
-        }
-    }
-    0.5 * (lo + hi)
-}
-
-/// Thacker (1981) planar surface oscillating in a paraboloid bowl, as in
-/// SWASHES ("Planar surface in a paraboloid", Delestre et al.) and the
-/// GeoClaw `bowl-slosh` example:
-///
-/// * bed z(x,y) = −h0 (1 − r²/a²), r² = (x−xc)² + (y−yc)²;
-/// * ω = sqrt(2 g h0)/a, period T = 2π/ω;
-/// * h = max(0, η h0/a² (2 (x−xc) cos ωt + 2 (y−yc) sin ωt − η) − z(x,y));
-/// * u = −η ω sin ωt, v = η ω cos ωt where wet (zero where dry).
-///
-/// The free surface h + z is a tilted plane and the velocity is uniform.
-/// Completing the square shows h = h0 (1 − R²/a²) with R the distance to the
-/// point (xc + η cos ωt, yc + η sin ωt): a cap of fixed shape whose centre
-/// circles the bowl's centre with radius η, so its volume π h0 a²/2 is
-/// constant. There is no friction; the bed-slope source −g h ∇z is what
-/// drives the oscillation, so this case exercises that term and wet/dry fronts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ThackerPlanar {
-    pub g: f64,
-    pub a: f64,
-    pub h0: f64,
-    pub eta: f64,
-    pub xc: f64,
-    pub yc: f64,
-}
-
-impl ThackerPlanar {
-    /// Angular frequency ω = sqrt(2 g h0)/a.
-    pub fn omega(&self) -> f64 {
-        (2.0 * self.g * self.h0).sqrt() / self.a
-    }
-
-    /// Oscillation period T = 2π/ω.
-    pub fn period(&self) -> f64 {
-        2.0 * PI / self.omega()
-    }
-
-    /// Bed elevation z(x, y) = −h0 (1 − r²/a²).
-    pub fn bed(&self, x: f64, y: f64) -> f64 {
-        let (dx, dy) = (x - self.xc, y - self.yc);
-        let r2 = dx * dx + dy * dy;
-        -self.h0 * (1.0 - r2 / (self.a * self.a))
-    }
-
-    /// Free-surface elevation of the (wet part of the) plane.
-    fn surface(&self, x: f64, y: f64, t: f64) -> f64 {
-        let (s, c) = (self.omega() * t).sin_cos();
-        let (dx, dy) = (x - self.xc, y - self.yc);
-        self.eta * self.h0 / (self.a * self.a) * (2.0 * dx * c + 2.0 * dy * s - self.eta)
-    }
-
-    /// Water depth h(x, y, t) ≥ 0.
-    pub fn depth(&self, x: f64, y: f64, t: f64) -> f64 {
-        (self.surface(x, y, t) - self.bed(x, y)).max(0.0)
-    }
-
-    /// Velocity (u, v): uniform where wet, (0, 0) on dry ground.
-    pub fn velocity(&self, x: f64, y: f64, t: f64) -> (f64, f64) {
-        if self.depth(x, y, t) <= 0.0 {
-            return (0.0, 0.0);
-        }
-        let (s, c) = (self.omega() * t).sin_cos();
-        let amplitude = self.eta * self.omega();
-        (-amplitude * s, amplitude * c)
-    }
+    bisect(
+        |h_m| middle_state_mismatch(g, h_left, h_right, h_m),
+        h_right,
+        h_left,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const G: f64 = 9.81;
-
-    /// Composite midpoint rule of `f` over [lo, hi] with `n` cells. Its error
-    /// at a kink is O(dx²) and at a jump at most jump · dx/2.
-    fn integrate(f: impl Fn(f64) -> f64, lo: f64, hi: f64, n: usize) -> f64 {
-        let dx = (hi - lo) / n as f64;
-        (0..n).map(|i| f(lo + (i as f64 + 0.5) * dx)).sum::<f64>() * dx
-    }
-
-    fn rel_err(got: f64, want: f64) -> f64 {
-        (got - want).abs() / want.abs()
-    }
+    use crate::exact::testing::{integrate, rel_err, G};
 
     // ---------------------------------------------------------------- Ritter
 
@@ -357,6 +261,15 @@ mod tests {
         let head = r.x_dam - c0 * t;
         assert_eq!(r.depth(head - eps, t), r.h_left);
         assert!(r.depth(head + eps, t) < r.h_left);
+    }
+
+    #[test]
+    fn ritter_front_at_a_depth_holds_that_depth() {
+        let r = ritter();
+        for level in [1e-3, 0.02, 0.5] {
+            let x = r.front_at_depth(level, 2.5);
+            assert!(rel_err(r.depth(x, 2.5), level) < 1e-12, "{level}");
+        }
     }
 
     #[test]
@@ -519,221 +432,5 @@ mod tests {
         let s = Stoker::new(G, 1.0, 0.2, 0.0);
         assert_eq!(s.depth(-1e-9, 0.0), 1.0);
         assert_eq!(s.depth(0.0, 0.0), 0.2);
-    }
-
-    // --------------------------------------------------------------- Thacker
-
-    /// SWASHES / GeoClaw parameters (a = 1, h0 = 0.1, η = 0.5), off-origin.
-    fn thacker() -> ThackerPlanar {
-        ThackerPlanar {
-            g: G,
-            a: 1.0,
-            h0: 0.1,
-            eta: 0.5,
-            xc: 2.0,
-            yc: 2.0,
-        }
-    }
-
-    type Field<'a> = &'a dyn Fn(f64, f64, f64) -> [f64; 3];
-
-    /// Relative residuals of the 2D SWE in conservative form,
-    ///   ∂t q + ∂x F(q) + ∂y G(q) = (0, −g h ∂x z, −g h ∂y z),
-    /// at (x, y, t) by second-order central differences, each divided by the
-    /// sum of the magnitudes of its terms, or by `floor[k]` where all of them
-    /// are small (at the bowl's centre every mass term vanishes).
-    fn swe_residuals(
-        field: Field,
-        bed: &dyn Fn(f64, f64) -> f64,
-        floor: [f64; 3],
-        p: [f64; 3],
-    ) -> [f64; 3] {
-        let [x, y, t] = p;
-        let (d, dt) = (1e-5, 1e-5);
-        let q = |x: f64, y: f64, t: f64| {
-            let [h, u, v] = field(x, y, t);
-            [h, h * u, h * v]
-        };
-        let f = |x: f64, y: f64| {
-            let [h, u, v] = field(x, y, t);
-            [h * u, h * u * u + 0.5 * G * h * h, h * u * v]
-        };
-        let g = |x: f64, y: f64| {
-            let [h, u, v] = field(x, y, t);
-            [h * v, h * u * v, h * v * v + 0.5 * G * h * h]
-        };
-        let h = field(x, y, t)[0];
-        let zx = (bed(x + d, y) - bed(x - d, y)) / (2.0 * d);
-        let zy = (bed(x, y + d) - bed(x, y - d)) / (2.0 * d);
-        let source = [0.0, -G * h * zx, -G * h * zy];
-        let mut out = [0.0; 3];
-        for k in 0..3 {
-            let terms = [
-                (q(x, y, t + dt)[k] - q(x, y, t - dt)[k]) / (2.0 * dt),
-                (f(x + d, y)[k] - f(x - d, y)[k]) / (2.0 * d),
-                (g(x, y + d)[k] - g(x, y - d)[k]) / (2.0 * d),
-                -source[k],
-            ];
-            let scale = terms.iter().map(|v| v.abs()).sum::<f64>().max(floor[k]);
-            out[k] = terms.iter().sum::<f64>().abs() / scale;
-        }
-        out
-    }
-
-    /// Interior points well inside the wet cap (h > h0/4), at several times.
-    fn wet_points(th: &ThackerPlanar) -> Vec<[f64; 3]> {
-        let period = th.period();
-        let mut points = Vec::new();
-        for (i, frac) in [0.0, 0.13, 0.37, 0.5, 0.81].iter().enumerate() {
-            let t = frac * period;
-            for (dx, dy) in [(0.1, 0.2), (-0.3, 0.05), (0.25, -0.35), (0.0, 0.0)] {
-                let shift = 0.07 * i as f64;
-                let (x, y) = (th.xc + dx + shift, th.yc + dy - shift);
-                if th.depth(x, y, t) > 0.25 * th.h0 {
-                    points.push([x, y, t]);
-                }
-            }
-        }
-        points
-    }
-
-    /// Typical sizes of the mass and momentum terms, used as residual floors:
-    /// h0 η ω / a and g h0 · h0 η / a², times 1e-3.
-    fn floors(th: &ThackerPlanar) -> [f64; 3] {
-        let mass = th.h0 * th.eta * th.omega() / th.a;
-        let momentum = G * th.h0 * th.h0 * th.eta / (th.a * th.a);
-        [1e-3 * mass, 1e-3 * momentum, 1e-3 * momentum]
-    }
-
-    #[test]
-    fn thacker_satisfies_the_shallow_water_equations() {
-        let th = thacker();
-        let field = |x: f64, y: f64, t: f64| {
-            let (u, v) = th.velocity(x, y, t);
-            [th.depth(x, y, t), u, v]
-        };
-        let bed = |x: f64, y: f64| th.bed(x, y);
-        let points = wet_points(&th);
-        assert!(points.len() >= 12, "only {} wet points", points.len());
-        for p in points {
-            let r = swe_residuals(&field, &bed, floors(&th), p);
-            assert!(r.iter().all(|&v| v < 1e-7), "at {p:?}: {r:?}");
-        }
-    }
-
-    #[test]
-    fn thacker_residual_check_detects_a_wrong_frequency() {
-        // Same formulas with ω off by 2%: the check above must reject it.
-        let th = thacker();
-        let wrong = ThackerPlanar {
-            h0: th.h0 * 1.02 * 1.02,
-            ..th
-        };
-        let field = |x: f64, y: f64, t: f64| {
-            let (u, v) = wrong.velocity(x, y, t);
-            [th.depth(x, y, t), u, v]
-        };
-        let bed = |x: f64, y: f64| th.bed(x, y);
-        let worst = wet_points(&th)
-            .into_iter()
-            .map(|p| {
-                swe_residuals(&field, &bed, floors(&th), p)
-                    .into_iter()
-                    .fold(0.0, f64::max)
-            })
-            .fold(0.0, f64::max);
-        assert!(worst > 1e-3, "worst residual {worst}");
-    }
-
-    #[test]
-    fn thacker_depth_is_a_cap_circling_the_centre() {
-        // Independent form: h = h0 (1 − R²/a²)⁺ around the moving point
-        // (xc + η cos ωt, yc + η sin ωt).
-        let th = thacker();
-        let omega = (2.0 * G * th.h0).sqrt() / th.a;
-        for t in [0.0, 0.3, 1.1, 2.9] {
-            let (cx, cy) = (
-                th.xc + th.eta * (omega * t).cos(),
-                th.yc + th.eta * (omega * t).sin(),
-            );
-            for i in 0..=40 {
-                for j in 0..=40 {
-                    let x = th.xc - 2.0 + 0.1 * i as f64;
-                    let y = th.yc - 2.0 + 0.1 * j as f64;
-                    let r2 = (x - cx).powi(2) + (y - cy).powi(2);
-                    let want = (th.h0 * (1.0 - r2 / (th.a * th.a))).max(0.0);
-                    assert!((th.depth(x, y, t) - want).abs() < 1e-14, "({x},{y},{t})");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn thacker_volume_is_constant() {
-        let th = thacker();
-        let n = 800;
-        let half = 2.0 * th.a;
-        let dx = 2.0 * half / n as f64;
-        let volume = |t: f64| {
-            let mut sum = 0.0;
-            for i in 0..n {
-                let x = th.xc - half + (i as f64 + 0.5) * dx;
-                for j in 0..n {
-                    let y = th.yc - half + (j as f64 + 0.5) * dx;
-                    sum += th.depth(x, y, t);
-                }
-            }
-            sum * dx * dx
-        };
-        let want = 0.5 * PI * th.h0 * th.a * th.a;
-        let period = th.period();
-        let v0 = volume(0.0);
-        for frac in [0.0, 0.125, 0.3, 0.5, 0.77] {
-            let v = volume(frac * period);
-            assert!(rel_err(v, want) < 1e-4, "t={frac}T: {v} vs {want}");
-            assert!(rel_err(v, v0) < 1e-4, "t={frac}T: {v} vs {v0}");
-        }
-    }
-
-    #[test]
-    fn thacker_is_periodic() {
-        let th = thacker();
-        let period = th.period();
-        let want = 2.0 * PI * th.a / (2.0 * G * th.h0).sqrt();
-        assert!(rel_err(period, want) < 1e-14);
-
-        let mut half_period_differs = false;
-        for i in 0..=30 {
-            for j in 0..=30 {
-                let x = th.xc - 1.5 + 0.1 * i as f64;
-                let y = th.yc - 1.5 + 0.1 * j as f64;
-                let h = th.depth(x, y, 0.0);
-                assert!((th.depth(x, y, period) - h).abs() < 1e-13);
-                // Velocity jumps to 0 at the shoreline, where h may round to
-                // 0 at one time and 1e-17 at the other: compare where wet.
-                if h > 1e-9 {
-                    let (u0, v0) = th.velocity(x, y, 0.0);
-                    let (u1, v1) = th.velocity(x, y, period);
-                    assert!((u1 - u0).abs() < 1e-13 && (v1 - v0).abs() < 1e-13);
-                }
-                half_period_differs |= (th.depth(x, y, 0.5 * period) - h).abs() > 0.01;
-            }
-        }
-        assert!(half_period_differs, "solution should move within a period");
-    }
-
-    #[test]
-    fn thacker_is_dry_outside_and_still_where_dry() {
-        let th = thacker();
-        // At t = 0 the cap is centred at (xc + η, yc): the far left is dry.
-        let (x, y) = (th.xc - 0.9 * th.a, th.yc);
-        assert_eq!(th.depth(x, y, 0.0), 0.0);
-        assert_eq!(th.velocity(x, y, 0.0), (0.0, 0.0));
-        assert!(th.bed(x, y) > th.bed(th.xc, th.yc));
-        assert_eq!(th.bed(th.xc, th.yc), -th.h0);
-        // Wet: the velocity magnitude is η ω.
-        let (u, v) = th.velocity(th.xc + th.eta, th.yc, 0.0);
-        assert_eq!(u, 0.0);
-        assert!(rel_err(v, th.eta * th.omega()) < 1e-15);
     }
 }
