@@ -9,6 +9,7 @@ pub mod balance;
 pub mod bench;
 pub mod bench_args;
 pub mod comm;
+pub mod console;
 pub mod error;
 pub mod exact;
 pub mod gpu;

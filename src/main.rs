@@ -123,12 +123,12 @@ fn main() -> ExitCode {
     // How the memory limits of `scenario::limits` were measured, and are checked.
     if std::env::var_os("QUADFLOOD_REPORT_PEAK_MEMORY").is_some() {
         let peak = scenario::limits::peak_host_bytes().unwrap_or(0);
-        eprintln!("quadflood: peak host memory {peak} bytes");
+        quadflood::say!("quadflood: peak host memory {peak} bytes");
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("quadflood: {e}");
+            quadflood::say!("quadflood: {e}");
             ExitCode::from(e.exit_code() as u8)
         }
     }
@@ -192,7 +192,7 @@ fn dispatch(command: Command) -> Result<()> {
             scenario::limits::check_run_memory(&model, gpu.is_cpu())
                 .map_err(|e| e.in_file(&scenario))?;
             if !quiet {
-                eprintln!(
+                quadflood::say!(
                     "{}: {}x{} cells of {} m in {} blocks on {}",
                     scenario.display(),
                     model.nx(),
@@ -220,7 +220,7 @@ fn dispatch(command: Command) -> Result<()> {
         } => {
             let model = scenario::load_with(&scenario, &overrides)?;
             let run_bytes = scenario::limits::run_host_bytes(&model, false);
-            println!(
+            quadflood::tell!(
                 "{}: ok: {}x{} cells of {} m ({} blocks), {} output times to t = {} s, {} gauges, {} boundary conditions; a run takes about {} of host memory",
                 scenario.display(),
                 model.nx(),
@@ -364,7 +364,7 @@ fn dispatch(command: Command) -> Result<()> {
 }
 
 fn report(summary: &run::Summary, out: &std::path::Path) {
-    println!(
+    quadflood::tell!(
         "{} steps to t = {:.3} s in {:.2} s ({:.3e} cell updates/s); mass error {:.2e}; max depth {:.3} m; results in {}",
         summary.status.steps,
         summary.status.t,
@@ -377,7 +377,7 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
     let clock = &summary.json["wall_clock_s"];
     let part = |key: &str| clock[key].as_f64().unwrap_or(0.0);
     if clock.is_object() {
-        println!(
+        quadflood::tell!(
             "wall clock: loading the scenario {:.2} s, then setup {:.2} s, stepping {:.2} s, reading results {:.2} s, writing files {:.2} s",
             part("loading_scenario"),
             part("setup"),
@@ -394,7 +394,7 @@ fn report(summary: &run::Summary, out: &std::path::Path) {
 #[cfg(feature = "mpi")]
 fn warn_if_on_one_core() {
     if std::thread::available_parallelism().is_ok_and(|n| n.get() == 1) {
-        eprintln!(
+        quadflood::say!(
             "note: rank 0 may use one CPU core only (mpirun binds each rank to a core by default for -n 1 or 2); writing the maps then slows the run: use `mpirun --bind-to none` or give each rank several cores (`--map-by slot:PE=8`)"
         );
     }
@@ -469,7 +469,7 @@ fn run_mpi(
         quadflood::partition::check_ranks(&model.grid, size, scenario)?;
         let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
         if rank == 0 && !quiet {
-            eprintln!("{} ranks; rank 0 on {}", size, gpu.describe());
+            quadflood::say!("{} ranks; rank 0 on {}", size, gpu.describe());
             warn_if_on_one_core();
         }
         let p = quadflood::partition::partition(

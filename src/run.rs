@@ -112,7 +112,7 @@ pub fn run(gpu: &Gpu, model: &Model, opts: &RunOptions) -> Result<Summary> {
     let mut sim =
         Simulation::new(gpu, model).map_err(|e| unstable_report(e, model, None, &opts.out_dir))?;
     if opts.profile && !sim.enable_profiling() {
-        eprintln!(
+        crate::say!(
             "--profile: {} has no timestamp queries; timing the host only",
             gpu.info.name
         );
@@ -195,7 +195,7 @@ fn ranked(
         restart: opts.restart.clone(),
     };
     if opts.profile && !ranked.enable_profiling() && writing.is_some() {
-        eprintln!(
+        crate::say!(
             "--profile: {} has no timestamp queries; the per-rank compute and wait times are in summary.json",
             gpu.describe()
         );
@@ -483,7 +483,10 @@ fn finish<'s>(
     if let Some(p) = sim.profile() {
         summary.json["profile"] = profile_json(&p, summary.host_us_per_step);
         if run.opts.progress != Progress::Quiet {
-            eprint!("{}", profile_table(&p, summary.host_us_per_step));
+            crate::console::text_to_stderr(format_args!(
+                "{}",
+                profile_table(&p, summary.host_us_per_step)
+            ));
         }
     }
     let gauge_files: serde_json::Map<String, serde_json::Value> = files

@@ -514,3 +514,65 @@ fn an_earlier_runs_files_are_not_left_as_this_runs() {
         .collect();
     assert_eq!(listed, visible);
 }
+
+/// A full disk that takes the run's log as well (a batch job's stderr redirected to the
+/// same disk): writing a message fails too, and the run must still end with exit code 1,
+/// its files whole, not panic (exit code 101) at its first message. Found by the fault
+/// corpus, whose runs' stderr first went to a file under the same size limit.
+#[test]
+fn a_full_disk_that_takes_the_log_too_still_ends_with_exit_code_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("durable.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    for quiet in [true, false] {
+        let out = dir.path().join(format!("out-{quiet}"));
+        // The log is at the size limit already: every write to it fails.
+        let log = dir.path().join(format!("log-{quiet}.txt"));
+        std::fs::write(&log, vec![b'.'; 8 << 10]).unwrap();
+        let mut args = run_args(&scenario, &out, &["--set", "time.end=40"]);
+        if !quiet {
+            args.retain(|a| *a != "--quiet");
+        }
+        let o = Command::new("bash")
+            .args([
+                "-c",
+                "ulimit -f 8; trap '' XFSZ; exec \"$0\" \"$@\" 2>>\"$LOG\"",
+                env!("CARGO_BIN_EXE_quadflood"),
+            ])
+            .args(&args)
+            .env("LOG", &log)
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "quiet: {quiet}");
+        let present = names(&out);
+        assert!(
+            !present.contains(&"summary.json".to_string()),
+            "{present:?}"
+        );
+        for name in present.iter().filter(|n| n.ends_with(".asc")) {
+            let whole = quadflood::io::ascii_grid::read_ascii_grid(&out.join(name));
+            assert!(whole.is_ok(), "{name} is part-written");
+        }
+    }
+    // A run whose results fit but whose report (stdout) does not: it succeeded.
+    let out = dir.path().join("out-fits");
+    let log = dir.path().join("stdout.txt");
+    std::fs::write(&log, vec![b'.'; 4 << 20]).unwrap();
+    let mut args = run_args(&scenario, &out, &["--set", "time.end=10"]);
+    args.retain(|a| *a != "--quiet");
+    let o = Command::new("bash")
+        .args([
+            "-c",
+            "ulimit -f 4096; trap '' XFSZ; exec \"$0\" \"$@\" >>\"$LOG\"",
+            env!("CARGO_BIN_EXE_quadflood"),
+        ])
+        .args(&args)
+        .env("LOG", &log)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(out.join("summary.json").exists());
+}

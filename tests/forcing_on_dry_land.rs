@@ -234,3 +234,96 @@ fn a_hydrograph_no_flood_can_hold_is_refused_at_load() {
     let flood = toml.replace("1e12", "5e4");
     assert!(quadflood::scenario::from_str(&flood, std::path::Path::new(".")).is_ok());
 }
+
+/// A hydrograph late on the clock enters as its integral too. Found by the fault corpus:
+/// from t = 62294 s a ramp and a jump counted 68.7598 m³ of the 68.7565 m³ their series
+/// hold while the mass balance, which trusts the counted inflow, closed to 8e-8. Here a
+/// ramp a day into a run counts 22.961 m³ of 23 (1.7e-3 short); from t = 0, 23.0000003.
+/// The kernels read the series at f32 times (`series_mean` in shaders/common.wgsl), whose
+/// resolution a day into a run (7.8 ms) is a sizeable share of a step.
+#[test]
+#[ignore = "fails until the kernels read series at times relative to the step (reported to the lead)"]
+fn a_hydrograph_late_in_a_long_run_enters_as_its_integral() {
+    let toml = |start: f64| {
+        format!(
+            r#"
+            [domain]
+            cell_size = 4.0
+            nx = 32
+            ny = 16
+            [terrain]
+            type = "flat"
+            [friction]
+            manning = 0.03
+            [[boundary.segment]]
+            edge = "west"
+            type = "inflow"
+            discharge = {{ time = [{s0:?}, {s1:?}], value = [0.0, 8.0] }}
+            [time]
+            start = {start:?}
+            end = {end:?}
+            dt_max = 0.3
+            "#,
+            s0 = start,
+            s1 = start + 2.25,
+            end = start + 4.0
+        )
+    };
+    for start in [0.0, 86_000.0] {
+        let model = common::model(&toml(start));
+        let (stored, inflow, outflow, _) = run(&model, start + 4.0);
+        // 0.5 · 2.25 · 8 + 1.75 · 8
+        let hydrograph = 9.0 + 14.0;
+        println!("start {start} s: counted {inflow} m3 of {hydrograph}, stored {stored}");
+        assert_eq!(outflow, 0.0);
+        assert!(
+            (inflow - hydrograph).abs() <= 1e-5 * hydrograph,
+            "from t = {start} s: counted {inflow} m3 of the hydrograph's {hydrograph}"
+        );
+    }
+}
+
+/// A segment laid over part of an earlier inflow segment took those cells from it, and
+/// the inflow's hydrograph then entered over its other cells only: two overlapping
+/// inflows into a dry box stored 7.6 m³ of the 16.9 m³ their hydrographs hold, with the
+/// mass balance closed (found by the fault corpus). Such a segment is refused, naming both.
+#[test]
+fn a_segment_over_an_earlier_inflow_is_refused() {
+    let toml = |second: &str| {
+        format!(
+            r#"
+            [domain]
+            cell_size = 1.0
+            nx = 16
+            ny = 16
+            [terrain]
+            type = "flat"
+            [[boundary.segment]]
+            edge = "north"
+            type = "inflow"
+            from = 2.0
+            to = 10.0
+            discharge = 1.0
+            [[boundary.segment]]
+            edge = "north"
+            {second}
+            [time]
+            end = 1.0
+            "#
+        )
+    };
+    for second in [
+        "type = \"inflow\"\nfrom = 8.0\nto = 14.0\ndischarge = 2.0",
+        "type = \"wall\"\nfrom = 0.0\nto = 4.0",
+        "type = \"stage\"\nlevel = 1.0",
+    ] {
+        let e = quadflood::scenario::from_str(&toml(second), std::path::Path::new("."))
+            .expect_err(second);
+        let message = e.to_string();
+        assert_eq!(e.key.as_deref(), Some("boundary.segment[1]"), "{message}");
+        assert!(message.contains("boundary.segment[0]"), "{message}");
+    }
+    // Segments that meet without overlapping are fine.
+    let beside = toml("type = \"inflow\"\nfrom = 10.5\nto = 14.0\ndischarge = 2.0");
+    assert!(quadflood::scenario::from_str(&beside, std::path::Path::new(".")).is_ok());
+}

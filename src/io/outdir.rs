@@ -47,7 +47,7 @@ impl OutDir {
                 Some(_) => "written after the checkpoint",
                 None => "of an earlier run (results, series, checkpoints)",
             };
-            eprintln!("{}: removed {cleared} files {whose}", dir.display());
+            crate::say!("{}: removed {cleared} files {whose}", dir.display());
         }
         Ok((
             OutDir {
@@ -84,7 +84,7 @@ fn lock(dir: &Path) -> Result<File> {
     if let Err(e) = try_lock(&file) {
         if e.kind() != std::io::ErrorKind::WouldBlock {
             // Some network file systems lock nothing: say so and go on.
-            eprintln!(
+            crate::say!(
                 "note: {}: cannot lock it ({e}); make sure no other run writes into {}",
                 path.display(),
                 dir.display()

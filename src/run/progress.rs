@@ -64,7 +64,7 @@ impl Reporter {
             } else {
                 0.0
             };
-            eprintln!("[{:5.1}%] {message}  ETA {:.0} s", fraction * 100.0, eta);
+            crate::say!("[{:5.1}%] {message}  ETA {:.0} s", fraction * 100.0, eta);
             self.last_line = now;
         }
     }
@@ -73,7 +73,7 @@ impl Reporter {
     pub(super) fn finish(&mut self, s: &Status) {
         let had_bar = self.bar.take().map(|bar| bar.finish_and_clear()).is_some();
         if had_bar || self.plain {
-            eprintln!(
+            crate::say!(
                 "done: t = {:.3} s after {} steps in {:.1} s; writing the last results",
                 s.t,
                 s.steps,

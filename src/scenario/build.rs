@@ -969,11 +969,38 @@ fn boundaries(
             .iter()
             .position(|e| std::mem::discriminant(e) == std::mem::discriminant(&edge))
             .unwrap();
+        refuse_over_inflow(&edges[slot], &cells, &defs, &key)?;
         for c in cells {
             edges[slot][c] = id;
         }
     }
     Ok((edges.concat(), defs))
+}
+
+/// A segment over cells of an earlier inflow segment would take them from it, and the
+/// inflow's hydrograph would then enter over its other cells only.
+fn refuse_over_inflow(
+    edge: &[u32],
+    cells: &[usize],
+    defs: &[BcDef],
+    key: &str,
+) -> Result<(), InputError> {
+    let mut taken = cells
+        .iter()
+        .map(|&c| edge[c])
+        .filter(|&d| defs[d as usize].kind == BcKind::Inflow as u32);
+    let Some(inflow) = taken.next() else {
+        return Ok(());
+    };
+    // Definitions 0 and 1 are the plain wall and open edges; segment k is k + 2.
+    Err(bad(
+        key,
+        format!(
+            "it covers {} cells of boundary.segment[{}], an inflow, whose discharge would then enter over its other cells only: make the segments meet without overlapping",
+            1 + taken.filter(|&d| d == inflow).count(),
+            inflow - 2
+        ),
+    ))
 }
 
 fn edge_length(edge: Edge, frame: &Frame) -> usize {
