@@ -190,17 +190,20 @@ fn bc_peak(bc: BcDef) -> f32 {
 }
 
 // The ghost cell of a stage edge: a body of water standing at `level` beyond the edge,
-// beside edge cell `nearest`. Water that leaves the domain leaves through the level, held
-// at the edge: the normal velocity keeps the Riemann invariant that leaves the domain, so
-// outgoing waves pass out instead of bouncing back (and a steady outflow ends at the
-// level). Water that enters comes in as from a reservoir at rest at that level: the edge
-// state takes the reservoir's invariant (u + 2c = 2c at the level) and the domain's, and
-// at most critical flow on the reservoir's (a dry bed fills as in Ritter's dam break, not
-// at the 2c the held level would drive into it). The two meet at rest, continuously.
+// beside the edge cell's state `nearest` (its bed is nearest.w - nearest.x). Water that
+// leaves the domain leaves through the level, held at the edge: the normal velocity keeps
+// the Riemann invariant that leaves the domain, so outgoing waves pass out instead of
+// bouncing back (and a steady outflow ends at the level). Water that enters comes in as
+// from a reservoir at rest at that level: the edge state takes the reservoir's invariant
+// (u + 2c = 2c at the level) and the domain's, and at most critical flow on the
+// reservoir's (a dry bed fills as in Ritter's dam break, not at the 2c the held level
+// would drive into it). The two meet at rest, continuously.
 fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
     let h_in = nearest.x;
     let z = nearest.w - h_in;
-    let h = max(0.0, level - z);
+    // Not level - z: on a lake at rest at the level, h is then h_in exactly, and so the
+    // velocity below an exact zero.
+    let h = max(0.0, h_in + (level - nearest.w));
     if (h <= params.dry_depth) {
         return vec4<f32>(h, 0.0, 0.0, z + h);
     }
@@ -209,6 +212,9 @@ fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4
     let leaving = inward * nearest[normal] - 2.0 * sqrt(params.g * h_in);
     var u = leaving + 2.0 * c;
     var depth = h;
+    // The held level itself, not z + h: on a lake at rest at the level every eta
+    // difference across the edge is then an exact zero.
+    var eta = level;
     if (u > 0.0) {
         u = c + 0.5 * leaving;
         var c_edge = 0.5 * c - 0.25 * leaving;
@@ -217,32 +223,86 @@ fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4
             c_edge = u;
         }
         depth = c_edge * c_edge / params.g;
+        eta = z + depth;
     }
-    var s = vec4<f32>(depth, nearest.y, nearest.z, z + depth);
+    var s = vec4<f32>(depth, nearest.y, nearest.z, eta);
     s[normal] = inward * u;
     return s;
 }
 
-// A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
-// inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself;
-// `normal` selects the velocity component that crosses the edge (1 = u, 2 = v) and `inward`
-// is +1 when the domain lies towards +x (+y) of the edge, else -1.
-fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
-    switch (bc.kind) {
-        case BC_WALL: {
-            var s = mirror;
-            s[normal] = -s[normal];
-            return s;
-        }
-        case BC_STAGE: {
-            return stage_ghost(bc_value(bc, stage), nearest, normal, inward);
-        }
-        default: {
-            // Open edges copy the edge cell (zero gradient); inflow edges do too, since
-            // their face flux is imposed from Q(t) rather than solved.
-            return nearest;
-        }
+// The bed of the edge cell e0 carried `k` cells out along the line through the next cell
+// in, e1.
+fn bed_beyond(e0: vec4<f32>, e1: vec4<f32>, k: f32) -> f32 {
+    let z0 = e0.w - e0.x;
+    return z0 + k * (z0 - (e1.w - e1.x));
+}
+
+// The edge cell e0's state carried `k` cells out along the line through e1: free surface,
+// bed and velocities extrapolated linearly, the depth their difference. k = 0.5 is the
+// edge face. On a lake at rest eta comes out exactly e0's.
+fn extrapolated(e0: vec4<f32>, e1: vec4<f32>, k: f32) -> vec4<f32> {
+    let eta = e0.w + k * (e0.w - e1.w);
+    return vec4<f32>(eta - bed_beyond(e0, e1, k), e0.y + k * (e0.y - e1.y), e0.z + k * (e0.z - e1.z), eta);
+}
+
+// Ghost d (0, 1) on the line from the edge cell e0 through `at_edge`, the state on the
+// edge face, with the bed extrapolated from e0 and e1: the reconstruction then gives the
+// ghost side of the face `at_edge` and the edge cell its slope (and so its share of the
+// bed-slope source) as inside the domain.
+fn ghost_through(at_edge: vec4<f32>, e0: vec4<f32>, e1: vec4<f32>, d: i32) -> vec4<f32> {
+    let s = at_edge + f32(2 * d + 1) * (at_edge - e0);
+    return vec4<f32>(s.w - bed_beyond(e0, e1, f32(d + 1)), s.y, s.z, s.w);
+}
+
+// The ghosts of an open, inflow or stage edge at second order: the edge face's state from
+// the edge cell e0 and the next cell in, e1 (for a stage edge, the level held there with
+// the bed extrapolated), and the two ghosts on the line from e0 through it. A zero-gradient
+// ghost left the edge cell without a slope, so without its share of the bed-slope source
+// while friction acted on the whole cell: the edge cells slowed and deepened by 5-14%
+// (docs/validation.md, MacDonald). None (a zero depth) where e0, e1, the face state or
+// either ghost is dry: those edges keep their first-order ghosts.
+fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
+    let hd = params.dry_depth;
+    if (e0.x <= hd || e1.x <= hd) {
+        return vec4<f32>(0.0);
     }
+    var at_edge = extrapolated(e0, e1, 0.5);
+    if (at_edge.x <= hd) {
+        return vec4<f32>(0.0);
+    }
+    if (bc.kind == BC_STAGE) {
+        at_edge = stage_ghost(bc_value(bc, stage), at_edge, normal, inward);
+    }
+    let g0 = ghost_through(at_edge, e0, e1, 0);
+    let g1 = ghost_through(at_edge, e0, e1, 1);
+    if (min(at_edge.x, min(g0.x, g1.x)) <= hd) {
+        return vec4<f32>(0.0);
+    }
+    return select(g0, g1, d == 1);
+}
+
+// A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
+// inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself
+// and `inner` the next cell in (dry where the domain is one cell across); `normal` selects
+// the velocity component that crosses the edge (1 = u, 2 = v) and `inward` is +1 when the
+// domain lies towards +x (+y) of the edge, else -1.
+fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inner: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
+    if (bc.kind == BC_WALL) {
+        var s = mirror;
+        s[normal] = -s[normal];
+        return s;
+    }
+    let linear = linear_ghost(bc, stage, nearest, inner, d, normal, inward);
+    if (linear.x > 0.0) {
+        return linear;
+    }
+    // First order beside dry cells: the level held against the edge cell, or a copy of
+    // the edge cell (zero gradient) for open edges, and for inflow edges, whose face flux
+    // is imposed from Q(t) rather than solved.
+    if (bc.kind == BC_STAGE) {
+        return stage_ghost(bc_value(bc, stage), nearest, normal, inward);
+    }
+    return nearest;
 }
 
 // Index into bc_edge of the edge cell at level coordinate `along` (finest positions).
@@ -264,14 +324,15 @@ fn fill_ghost(stage: u32, t: i32) {
     var d: i32;          // distance out from the edge: 0 for the first ghost
     var inward: vec2<i32>; // unit step back into the domain
     var edge: u32;
+    var across: i32;     // domain cells between this edge and the opposite one
     if (gi < 0) {
-        d = -1 - gi; inward = vec2<i32>(1, 0); edge = edge_entry(params.edge_w, gj);
+        d = -1 - gi; inward = vec2<i32>(1, 0); edge = edge_entry(params.edge_w, gj); across = geo.nx;
     } else if (gi >= geo.nx) {
-        d = gi - geo.nx; inward = vec2<i32>(-1, 0); edge = edge_entry(params.edge_e, gj);
+        d = gi - geo.nx; inward = vec2<i32>(-1, 0); edge = edge_entry(params.edge_e, gj); across = geo.nx;
     } else if (gj < 0) {
-        d = -1 - gj; inward = vec2<i32>(0, 1); edge = edge_entry(params.edge_s, gi);
+        d = -1 - gj; inward = vec2<i32>(0, 1); edge = edge_entry(params.edge_s, gi); across = geo.ny;
     } else {
-        d = gj - geo.ny; inward = vec2<i32>(0, -1); edge = edge_entry(params.edge_n, gi);
+        d = gj - geo.ny; inward = vec2<i32>(0, -1); edge = edge_entry(params.edge_n, gi); across = geo.ny;
     }
     if (d > 1) {
         return;
@@ -279,25 +340,40 @@ fn fill_ghost(stage: u32, t: i32) {
     let step = inward.x + inward.y * TILE;
     let nearest = tile[t + (d + 1) * step];
     let mirror = tile[t + (2 * d + 1) * step];
+    // A domain one cell across has no next cell: there it is the opposite edge's ghost,
+    // which another thread is writing.
+    var inner = OUTSIDE;
+    if (across >= 2) {
+        inner = tile[t + (d + 2) * step];
+    }
     let normal = select(2u, 1u, inward.x != 0);
     let sign = f32(inward.x + inward.y);
-    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, normal, sign);
+    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, inner, d, normal, sign);
 }
 
 // Imposed inflow through an edge face: unit discharge q (m^2/s, into the domain) enters at
-// least at critical depth, so a dry edge cell can take any Q. `sign` is +1 when inflow runs
-// along +x (+y).
-fn inflow_face(q: f32, inner: vec4<f32>, sign: f32) -> vec4<f32> {
+// least at critical depth, so a dry edge cell can take any Q. `depth` is the edge cell's
+// depth on the face, as the face's reconstruction has it, so that the momentum flux goes
+// with the state the cell's slope and bed-slope source assume. `sign` is +1 when inflow
+// runs along +x (+y).
+fn inflow_face(q: f32, depth: f32, sign: f32) -> vec4<f32> {
     let g = params.g;
     let h_crit = pow(q * q / g, 1.0 / 3.0);
-    let h = max(inner.x, h_crit);
+    let h = max(depth, h_crit);
     if (h <= 0.0) {
         return vec4<f32>(0.0);
     }
     let u = q / h;
     let mom = q * u + 0.5 * g * h * h;
-    let d = mom - 0.5 * g * inner.x * inner.x;
+    let d = mom - 0.5 * g * depth * depth;
     return vec4<f32>(sign * q, d, d, 0.0);
+}
+
+// The depth of edge cell `cell` (a tile index) on its edge face: its limited slope between
+// the ghost beyond it and the next cell in, `step` further into the domain.
+fn edge_face_depth(cell: i32, step: i32) -> f32 {
+    let e0 = tile[cell];
+    return e0.x - 0.5 * slopes(tile[cell - step], e0, tile[cell + step]).x;
 }
 
 fn note_speed(speed: f32) {
@@ -324,7 +400,8 @@ fn forced_speed(bc: BcDef, inner: vec4<f32>, inward: f32) -> f32 {
 // Edge faces: a wall passes no water, exactly (the mirrored Riemann problem gives zero
 // only up to fused multiply-adds); an inflow imposes its discharge. Inflow and stage
 // faces bound the next step by the waves their forcing can create (forced_speed).
-fn edge_face(stage: u32, edge: u32, inner: vec4<f32>, sign: f32, face: vec4<f32>) -> vec4<f32> {
+// `cell` is the edge cell's tile index, `step` the tile offset into the domain.
+fn edge_face(stage: u32, edge: u32, cell: i32, step: i32, sign: f32, face: vec4<f32>) -> vec4<f32> {
     let bc = bc_defs[bc_edge[edge]];
     if (bc.kind == BC_WALL) {
         return vec4<f32>(0.0, face.y, face.z, 0.0);
@@ -333,12 +410,16 @@ fn edge_face(stage: u32, edge: u32, inner: vec4<f32>, sign: f32, face: vec4<f32>
         return face;
     }
     if (stage != 1u) {
+        var inner = tile[cell];
+        if (abs(step) != 1) {
+            inner = turn(inner);
+        }
         note_speed(forced_speed(bc, inner, sign));
     }
     if (bc.kind == BC_STAGE) {
         return face;
     }
-    return inflow_face(max(bc_value(bc, stage), 0.0), inner, sign);
+    return inflow_face(max(bc_value(bc, stage), 0.0), edge_face_depth(cell, step), sign);
 }
 
 fn turn(s: vec4<f32>) -> vec4<f32> {
@@ -433,9 +514,9 @@ fn domain_edge_face(stage: u32, f: u32, face: vec4<f32>) -> vec4<f32> {
         let gj = geo.j0 + lj;
         if (gj >= 0 && gj < geo.ny) {
             if (gi == 0) {
-                return edge_face(stage, edge_entry(params.edge_w, gj), tile[c], 1.0, face);
+                return edge_face(stage, edge_entry(params.edge_w, gj), c, 1, 1.0, face);
             } else if (gi == geo.nx) {
-                return edge_face(stage, edge_entry(params.edge_e, gj), tile[c - 1], -1.0, face);
+                return edge_face(stage, edge_entry(params.edge_e, gj), c - 1, -1, -1.0, face);
             }
         }
         return face;
@@ -448,9 +529,9 @@ fn domain_edge_face(stage: u32, f: u32, face: vec4<f32>) -> vec4<f32> {
     let gj = geo.j0 + lj;
     if (gi >= 0 && gi < geo.nx) {
         if (gj == 0) {
-            return edge_face(stage, edge_entry(params.edge_s, gi), turn(tile[c]), 1.0, face);
+            return edge_face(stage, edge_entry(params.edge_s, gi), c, TILE, 1.0, face);
         } else if (gj == geo.ny) {
-            return edge_face(stage, edge_entry(params.edge_n, gi), turn(tile[c - TILE]), -1.0, face);
+            return edge_face(stage, edge_entry(params.edge_n, gi), c - TILE, -TILE, -1.0, face);
         }
     }
     return face;
@@ -505,7 +586,7 @@ fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> v
     if (h > params.dry_depth) {
         // Implicit in the friction term: it can slow the flow to rest, never reverse it.
         let speed = sqrt(hu * hu + hv * hv) / h;
-        let factor = 1.0 + dt * gn2 * speed / pow(h, 4.0 / 3.0);
+        let factor = 0.5 + sqrt(0.25 + dt * gn2 * speed / pow(h, 4.0 / 3.0));
         hu /= factor;
         hv /= factor;
     } else {

@@ -1325,8 +1325,8 @@ pub trait Stepper {
     fn all_sound(&self, sound: bool) -> bool {
         sound
     }
-    /// See [`Simulation::poison_for_test`]; a no-op on ranks.
-    fn poison_for_test(&self) {}
+    /// See [`Simulation::poison_for_test`].
+    fn poison_for_test(&self);
 }
 
 impl Stepper for Simulation<'_> {
