@@ -170,7 +170,8 @@ struct BcDef {
 @group(0) @binding(11) var<storage, read> bc_defs: array<BcDef>;
 // Time series: meta[s] = (first point, point count | SERIES_* flags); points are (t, value).
 @group(0) @binding(12) var<storage, read> series_meta: array<vec2<u32>>;
-@group(0) @binding(13) var<storage, read> series_pts: array<vec2<f32>>;
+// Per point: (time as a double-f32 pair hi, lo; value; 0).
+@group(0) @binding(13) var<storage, read> series_pts: array<vec4<f32>>;
 // Per series: what the step's two stages read (see series_forcing), set once per step.
 @group(0) @binding(14) var<storage, read_write> forcing: array<vec4<f32>>;
 // Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
@@ -278,14 +279,22 @@ fn series_span(s: u32) -> vec2<u32> {
     return vec2<u32>(entry.x, entry.y & SERIES_COUNT);
 }
 
-// The last point of the span at or before t, for first.x <= t < last.x. Binary search:
-// hydrographs can have thousands of points.
-fn series_piece(span: vec2<u32>, t: f32) -> u32 {
+// Series are read at times relative to the step's start t0, a double-f32 pair: an f32
+// clock is 8 ms coarse a day into a run, so steps read at f32 times would not tile the
+// hydrograph and its integral would not enter. Point k of the span and its time after t0.
+fn series_point(span: vec2<u32>, k: u32, t0: vec2<f32>) -> vec2<f32> {
+    let p = series_pts[span.x + k];
+    return vec2<f32>(df_diff(p.xy, t0, params.one), p.z);
+}
+
+// The last point of the span at or before r (after t0), for first <= r < last. Binary
+// search: hydrographs can have thousands of points.
+fn series_piece(span: vec2<u32>, t0: vec2<f32>, r: f32) -> u32 {
     var lo = 0u;
     var hi = span.y - 1u;
     while (hi - lo > 1u) {
         let mid = (lo + hi) / 2u;
-        if (series_pts[span.x + mid].x <= t) {
+        if (series_point(span, mid, t0).x <= r) {
             lo = mid;
         } else {
             hi = mid;
@@ -294,64 +303,67 @@ fn series_piece(span: vec2<u32>, t: f32) -> u32 {
     return lo;
 }
 
-fn series_value(s: u32, t: f32) -> f32 {
+// Series s at time r after t0.
+fn series_value(s: u32, t0: vec2<f32>, r: f32) -> f32 {
     if (s == NONE) {
         return 0.0;
     }
     let span = series_span(s);
-    let first = series_pts[span.x];
-    if (t <= first.x || span.y == 1u) {
+    let first = series_point(span, 0u, t0);
+    if (r <= first.x || span.y == 1u) {
         return first.y;
     }
-    let last = series_pts[span.x + span.y - 1u];
-    if (t >= last.x) {
+    let last = series_point(span, span.y - 1u, t0);
+    if (r >= last.x) {
         return last.y;
     }
-    let lo = series_piece(span, t);
-    let p0 = series_pts[span.x + lo];
-    let p1 = series_pts[span.x + lo + 1u];
-    let w = (t - p0.x) / (p1.x - p0.x);
+    let lo = series_piece(span, t0, r);
+    let p0 = series_point(span, lo, t0);
+    let p1 = series_point(span, lo + 1u, t0);
+    let w = (r - p0.x) / (p1.x - p0.x);
     return p0.y + w * (p1.y - p0.y);
 }
 
-// The first point of the span after t.
-fn series_next_point(span: vec2<u32>, t: f32) -> u32 {
-    if (t < series_pts[span.x].x) {
+// The first point of the span after time r after t0.
+fn series_next_point(span: vec2<u32>, t0: vec2<f32>, r: f32) -> u32 {
+    if (r < series_point(span, 0u, t0).x) {
         return 0u;
     }
-    if (span.y == 1u || t >= series_pts[span.x + span.y - 1u].x) {
+    if (span.y == 1u || r >= series_point(span, span.y - 1u, t0).x) {
         return span.y;
     }
-    return series_piece(span, t) + 1u;
+    return series_piece(span, t0, r) + 1u;
 }
 
 // Mean of series s over [t0, t0 + dt]: its integral, piece by piece, over dt.
-fn series_mean(s: u32, t0: f32, dt: f32) -> f32 {
+fn series_mean(s: u32, t0: vec2<f32>, dt: f32) -> f32 {
     let span = series_span(s);
-    var k = series_next_point(span, t0);
-    let t1 = t0 + dt;
-    if (dt <= 0.0 || k == span.y || series_pts[span.x + k].x >= t1) {
-        return series_value(s, t0 + 0.5 * dt); // one linear piece: its midpoint
+    var k = series_next_point(span, t0, 0.0);
+    if (dt <= 0.0 || k == span.y || series_point(span, k, t0).x >= dt) {
+        return series_value(s, t0, 0.5 * dt); // one linear piece: its midpoint
     }
-    var a = vec2<f32>(t0, series_value(s, t0));
+    var a = vec2<f32>(0.0, series_value(s, t0, 0.0));
     var integral = 0.0;
-    while (k < span.y && series_pts[span.x + k].x < t1) {
-        let p = series_pts[span.x + k];
+    while (k < span.y) {
+        let p = series_point(span, k, t0);
+        if (p.x >= dt) {
+            break;
+        }
         integral += 0.5 * (a.y + p.y) * (p.x - a.x);
         a = p;
         k++;
     }
-    integral += 0.5 * (a.y + series_value(s, t1)) * (t1 - a.x);
+    integral += 0.5 * (a.y + series_value(s, t0, dt)) * (dt - a.x);
     return integral / dt;
 }
 
-// Largest value of series s over [t0, t1].
-fn series_peak(s: u32, t0: f32, t1: f32) -> f32 {
+// Largest value of series s from t0 to r after it.
+fn series_peak(s: u32, t0: vec2<f32>, r: f32) -> f32 {
     let span = series_span(s);
-    var peak = max(series_value(s, t0), series_value(s, t1));
-    for (var k = series_next_point(span, t0); k < span.y; k++) {
-        let p = series_pts[span.x + k];
-        if (p.x >= t1) {
+    var peak = max(series_value(s, t0, 0.0), series_value(s, t0, r));
+    for (var k = series_next_point(span, t0, 0.0); k < span.y; k++) {
+        let p = series_point(span, k, t0);
+        if (p.x >= r) {
             break;
         }
         peak = max(peak, p.y);
@@ -362,15 +374,15 @@ fn series_peak(s: u32, t0: f32, t1: f32) -> f32 {
 // What the stages of a step from t0 to t0 + dt read of series s: (stage 1's value, stage
 // 2's value, peak until dt_max past the step's end, 0). The peak covers the whole next
 // step, whose dt the speeds noted in this step bound.
-fn series_forcing(s: u32, t0: f32, dt: f32) -> vec4<f32> {
+fn series_forcing(s: u32, t0: vec2<f32>, dt: f32) -> vec4<f32> {
     let flags = series_meta[s].y;
     var peak = 0.0;
     if ((flags & SERIES_PEAK) != 0u) {
-        peak = series_peak(s, t0, t0 + max(dt, 0.0) + params.dt_max);
+        peak = series_peak(s, t0, max(dt, 0.0) + params.dt_max);
     }
     if ((flags & SERIES_MEAN) != 0u) {
         let mean = series_mean(s, t0, dt);
         return vec4<f32>(mean, mean, peak, 0.0);
     }
-    return vec4<f32>(series_value(s, t0), series_value(s, t0 + dt), peak, 0.0);
+    return vec4<f32>(series_value(s, t0, 0.0), series_value(s, t0, dt), peak, 0.0);
 }

@@ -9,10 +9,10 @@ const MAX_GROUPS_X: u32 = 65535u;
 // The clock's part of the end of a step, by one thread: the clock advanced by `dt` (> 0:
 // a step ran; < 0: the initial scan ran, nothing to advance; 0: an idle step), the active
 // counts and CFL minimum collected, and the next dt. Returns the next dt and the time it
-// starts from (as one f32, for the forcing series). The clock and counter fields are
+// starts from (a double-f32 pair, for the forcing series). The clock and counter fields are
 // loaded first and stored last, so that the trips to memory overlap instead of queueing
 // one behind another.
-fn end_step(dt: f32) -> vec2<f32> {
+fn end_step(dt: f32) -> vec3<f32> {
     var t = vec2<f32>(sim.t_hi, sim.t_lo);
     let clamped = sim.clamped;
     var step = vec2<u32>(sim.step_lo, sim.step_hi);
@@ -62,7 +62,7 @@ fn end_step(dt: f32) -> vec2<f32> {
     sim.done = select(0u, 1u, remaining <= 0.0);
     sim.clamped = select(0u, 1u, remaining > 0.0 && wanted >= remaining);
     sim.dt = next;
-    return vec2<f32>(next, t.x + t.y);
+    return vec3<f32>(next, t);
 }
 
 // Each thread's share of the step's rain, added in thread order: the same bits on every
@@ -102,7 +102,7 @@ const FINALIZE_THREADS: u32 = 64u;
 var<workgroup> wg_rain: array<f32, 64>;     // domain-mean rain depth of the step, per thread
 var<workgroup> wg_raining: atomic<u32>;
 var<workgroup> wg_dt_next: f32;
-var<workgroup> wg_t0: f32;
+var<workgroup> wg_t0: vec2<f32>;
 
 // Each thread's part of the step's domain-mean rain depth, from the forcing it used.
 fn rain_share(lid: u32, dt: f32) -> f32 {
@@ -201,7 +201,7 @@ fn finalize(lid: u32) {
     if (lid == 0u) {
         let next = end_step(dt);
         wg_dt_next = next.x;
-        wg_t0 = next.y;
+        wg_t0 = next.yz;
     }
     workgroupBarrier();
     let dt_next = wg_dt_next;

@@ -239,10 +239,10 @@ fn a_hydrograph_no_flood_can_hold_is_refused_at_load() {
 /// from t = 62294 s a ramp and a jump counted 68.7598 m³ of the 68.7565 m³ their series
 /// hold while the mass balance, which trusts the counted inflow, closed to 8e-8. Here a
 /// ramp a day into a run counts 22.961 m³ of 23 (1.7e-3 short); from t = 0, 23.0000003.
-/// The kernels read the series at f32 times (`series_mean` in shaders/common.wgsl), whose
-/// resolution a day into a run (7.8 ms) is a sizeable share of a step.
+/// The kernels read the series at f32 times, whose resolution a day into a run (7.8 ms) is
+/// a sizeable share of a step; they now read them at times relative to the step's start
+/// (`series_point` in shaders/common.wgsl).
 #[test]
-#[ignore = "fails until the kernels read series at times relative to the step (reported to the lead)"]
 fn a_hydrograph_late_in_a_long_run_enters_as_its_integral() {
     let toml = |start: f64| {
         format!(

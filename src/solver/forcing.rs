@@ -38,8 +38,9 @@ fn series_flags(model: &Model) -> Vec<u32> {
     flags
 }
 
-/// `series_meta` (first point, point count | flags) and `series_pts` (t, value).
-pub(crate) fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
+/// `series_meta` (first point, point count | flags) and `series_pts` (t as a double-f32
+/// pair, value, 0).
+pub(crate) fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 4]>) {
     let mut meta = Vec::new();
     let mut pts = Vec::new();
     for (s, flags) in model.series.iter().zip(series_flags(model)) {
@@ -49,7 +50,10 @@ pub(crate) fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 2]>) {
             s.times
                 .iter()
                 .zip(&s.values)
-                .map(|(&t, &v)| [t as f32, v as f32]),
+                .map(|(&t, &v)| {
+                    let hi = t as f32;
+                    [hi, (t - hi as f64) as f32, v as f32, 0.0]
+                }),
         );
     }
     (meta, pts)
