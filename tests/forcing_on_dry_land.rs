@@ -206,8 +206,8 @@ fn water_from_a_forced_block_reaches_its_dry_neighbours() {
 
 #[test]
 fn a_hydrograph_no_flood_can_hold_is_refused_at_load() {
-    // 1e12 m³/s would enter at over 10 km/s: not a flood, and its bound on the step
-    // would grind the run to microsecond steps.
+    // 1e14 m³/s over the 64 m edge (1.6e12 m²/s) would enter at (g q)^(1/3) = 25 km/s:
+    // not a flood, and its bound on the step would grind the run to microsecond steps.
     let toml = r#"
         [domain]
         cell_size = 2.0
@@ -218,7 +218,7 @@ fn a_hydrograph_no_flood_can_hold_is_refused_at_load() {
         [[boundary.segment]]
         edge = "west"
         type = "inflow"
-        discharge = { time = [0.0, 12.0, 13.0], value = [0.0, 0.0, 1e12] }
+        discharge = { time = [0.0, 12.0, 13.0], value = [0.0, 0.0, 1e14] }
         [time]
         end = 40.0
         "#;
@@ -231,7 +231,7 @@ fn a_hydrograph_no_flood_can_hold_is_refused_at_load() {
     );
     assert!(message.contains("m/s"), "{message}");
     // A large but physical flood is accepted.
-    let flood = toml.replace("1e12", "5e4");
+    let flood = toml.replace("1e14", "5e4");
     assert!(quadflood::scenario::from_str(&flood, std::path::Path::new(".")).is_ok());
 }
 

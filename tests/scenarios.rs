@@ -77,6 +77,19 @@ fn shipped_scenarios_run_and_their_maps_open_in_gdal() {
     }
 }
 
+/// Issue 22: every shipped scenario ends with its mass balance closed to 1e-5, stricter
+/// than the default stop (`numerics.max_mass_error`, 1e-4).
+#[cfg(feature = "gdal")]
+fn check_mass(stem: &str, out: &Path) {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let error = summary["mass_error_rel"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{stem}: no mass_error_rel in summary.json"));
+    println!("{stem}: mass error {error:.2e}");
+    assert!(error.abs() <= 1e-5, "{stem}: mass error {error:.2e} > 1e-5");
+}
+
 #[cfg(feature = "gdal")]
 fn check_outputs(stem: &str, model: &quadflood::scenario::model::Model, out: &Path) {
     use gdal::spatial_ref::SpatialRef;
@@ -155,6 +168,7 @@ fn check_outputs(stem: &str, model: &quadflood::scenario::model::Model, out: &Pa
     for file in ["summary.json", "mass_balance.csv"] {
         assert!(out.join(file).is_file(), "{stem}: no {file}");
     }
+    check_mass(stem, out);
     check_wall_clock(stem, out);
 }
 
