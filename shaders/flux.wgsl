@@ -266,6 +266,14 @@ fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, d: i32, nor
     if (e0.x <= hd || e1.x <= hd) {
         return vec4<f32>(0.0);
     }
+    // An open edge extrapolates only a flow that leaves it supercritically, which no wave
+    // re-enters. Where waves can come back in, the extrapolated ghost follows the edge
+    // cell with a gain: water piling against the edge deepens the ghost, which sends more
+    // in (a dam break's front reaching an open edge grew until it blew up).
+    let leaving = -inward * e0[normal];
+    if (bc.kind == BC_OPEN && (leaving <= 0.0 || leaving * leaving < params.g * e0.x)) {
+        return vec4<f32>(0.0);
+    }
     var at_edge = extrapolated(e0, e1, 0.5);
     if (at_edge.x <= hd) {
         return vec4<f32>(0.0);

@@ -41,7 +41,8 @@ fn bound() -> Bound {
         brought: inflow.integral(0.0, 40.0) + rain.integral(0.0, 40.0) / 3.6e6 * area,
         finest_area: 4.0,
         inflow: None,
-        rain: Some(rain.integral(0.0, 40.0) / 3.6e6 * area),
+        // A depth: the verdict multiplies it by the domain's area.
+        rain: Some(rain.integral(0.0, 40.0) / 3.6e6),
     }
 }
 
@@ -184,7 +185,9 @@ fn foreign(rng: &mut Rng) -> (Option<String>, Vec<String>, String) {
             "domain.origin",
             &["[1.0, 0.0]", "[0.0, -2.0]", "[1e6, 1e6]"],
         ),
-        ("refinement.levels", &["1", "3"]),
+        // Not 3: this 96 m x 64 m domain has room for no coarser block, so its grid, and
+        // so the restart, is the reference's.
+        ("refinement.levels", &["1"]),
         (
             "terrain.expression",
             &[
