@@ -219,7 +219,7 @@ fn an_instability_on_another_rank_stops_all_with_a_diagnostic_map() {
     println!("{stderr}");
     assert_eq!(code, Some(4), "{stderr}");
     assert!(
-        stderr.contains("rank 1 of 2 failed") && stderr.contains("x 144.0 to"),
+        stderr.contains("rank 1 of 2 failed") && stderr.contains("in block"),
         "{stderr}"
     );
     assert!(

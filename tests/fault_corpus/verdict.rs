@@ -182,6 +182,13 @@ fn whole_file(path: &Path, name: &str) -> Result<(), String> {
         "png" => image::open(path).map(|_| ()).map_err(|e| e.to_string()),
         "gif" => whole_gif(path),
         "qfck" => whole_checkpoint(&std::fs::read(path).map_err(|e| e.to_string())?),
+        // The CRS beside an ESRI ASCII map: WKT that GDAL reads.
+        "prj" => {
+            let wkt = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+            gdal::spatial_ref::SpatialRef::from_wkt(wkt.trim())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
         _ => Err("a file the run should not write".into()),
     }
 }
