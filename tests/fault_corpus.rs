@@ -287,12 +287,11 @@ fn fault_corpus() {
     let rows: Mutex<Vec<Row>> = Mutex::default();
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some(&(class, k)) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let row = run_case(class, k, seed, long, root.path());
-                rows.lock().unwrap().push(row);
+            scope.spawn(|| {
+                while let Some(&(class, k)) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let row = run_case(class, k, seed, long, root.path());
+                    rows.lock().unwrap().push(row);
+                }
             });
         }
     });

@@ -46,15 +46,10 @@ pub(crate) fn pack_series(model: &Model) -> (Vec<[u32; 2]>, Vec<[f32; 4]>) {
     for (s, flags) in model.series.iter().zip(series_flags(model)) {
         debug_assert!(s.times.len() as u64 <= SERIES_COUNT as u64);
         meta.push([pts.len() as u32, s.times.len() as u32 | flags]);
-        pts.extend(
-            s.times
-                .iter()
-                .zip(&s.values)
-                .map(|(&t, &v)| {
-                    let hi = t as f32;
-                    [hi, (t - hi as f64) as f32, v as f32, 0.0]
-                }),
-        );
+        pts.extend(s.times.iter().zip(&s.values).map(|(&t, &v)| {
+            let hi = t as f32;
+            [hi, (t - hi as f64) as f32, v as f32, 0.0]
+        }));
     }
     (meta, pts)
 }

@@ -2,6 +2,8 @@
 //! default adapter (lavapipe in CI) and read the fields back.
 #![allow(dead_code)]
 
+pub mod agreement;
+
 use quadflood::gpu::Gpu;
 use quadflood::scenario::model::Model;
 use quadflood::solver::{Fields, Simulation};

@@ -26,7 +26,7 @@ pub const ORDER: &[&str] = &[
 ];
 
 const BEGIN: &str =
-    "<!-- exact-suite: begin (QUADFLOOD_VALIDATION_DOC=1 cargo test --test exact_suite) -->";
+    "<!-- exact-suite: begin (QUADFLOOD_VALIDATION_DOC=1 cargo test --test exact_suite -- --include-ignored) -->";
 const END: &str = "<!-- exact-suite: end -->";
 /// docs/validation.md: every measure.
 const FULL_HEADER: &str = "| case | grids (cells along x) | L1 depth error (finest) | order | L1 discharge error (finest) | order | mass error (worst) | other measures | targets |\n|---|---|---|---|---|---|---|---|---|";
