@@ -230,8 +230,10 @@ fn an_instability_on_another_rank_stops_all_with_a_diagnostic_map() {
         out.join("diagnostic_last_good_0000002.0s.asc").exists(),
         "{stderr}"
     );
+    // A no-hang bound: 6 s alone on 2 cores, 88 s beside this file's other mpirun tests
+    // (their ranks spin while they wait, on cores they share).
     assert!(
-        took < Duration::from_secs(60),
+        took < Duration::from_secs(300),
         "the run took {took:?} to end"
     );
 }
