@@ -64,12 +64,21 @@ const CELLS: &[&str] = &[
     "TRUE",
 ];
 
+fn joined_lines(lines: &[String]) -> Vec<u8> {
+    (lines.join("\n") + "\n").into_bytes()
+}
+
 /// One change to a CSV file's text; returns what changed.
 fn mutate(rng: &mut Rng, text: &str) -> (Vec<u8>, String) {
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    if lines.len() < 2 {
+        // An earlier change left no data row (or no line) to work on.
+        lines.push("0,1".into());
+        return (joined_lines(&lines), "a row added after the header".into());
+    }
     let rows = lines.len() - 1;
     let row = 1 + rng.below(rows.max(1));
-    let joined = |lines: &[String]| (lines.join("\n") + "\n").into_bytes();
+    let joined = joined_lines;
     let what = match rng.below(18) {
         0 => {
             let (a, b) = (1 + rng.below(rows), 1 + rng.below(rows));
