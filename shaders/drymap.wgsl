@@ -19,7 +19,11 @@
 // or its forcing (an inflow or stage edge, a source, a stage line) can give it water in
 // the step's first stage, which the second stage moves on across its sides.
 fn may_spill(b: u32) -> bool {
-    return atomicLoad(&block_flags[b]) != 0u || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u;
+    return atomicLoad(&block_flags[b]) != 0u || is_forced(b);
+}
+
+fn is_forced(b: u32) -> bool {
+    return (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u;
 }
 
 fn block_is_active(b: u32) -> bool {
@@ -76,7 +80,8 @@ fn next_mark(mark: u32) -> u32 {
 // itself if it holds water or touches an inflow or stage boundary. The first to mark a
 // block appends it to the next step's list.
 fn mark_next_step(b: u32, slot: u32, wet: bool) {
-    let spills = wet || (blocks[b].flags & BLOCK_ALWAYS_ACTIVE) != 0u; // as may_spill
+    // may_spill, with the wet flag this workgroup has not stored yet.
+    let spills = wet || is_forced(b);
     var x = NONE;
     if (slot < NB_SLOTS && spills) {
         x = neighbours[b * NB_SLOTS + slot];

@@ -29,6 +29,8 @@ mod fault_corpus {
     pub mod verdict;
 }
 
+mod common;
+
 use fault_corpus::case::Case;
 use fault_corpus::rng::Rng;
 use std::collections::BTreeMap;
@@ -315,21 +317,5 @@ fn fault_corpus() {
     // (the test harness keeps a passing test's eprintln! to itself).
     let _ = std::io::Write::write_all(&mut std::io::stderr(), summary.as_bytes());
     let failures: Vec<&String> = rows.iter().filter_map(|r| r.failure.as_ref()).collect();
-    if !failures.is_empty() {
-        let kept = root.keep();
-        let mut message = format!(
-            "{} of {} cases failed (their folders are kept under {}):\n\n",
-            failures.len(),
-            rows.len(),
-            kept.display()
-        );
-        for f in failures.iter().take(FAILURES_SHOWN) {
-            message.push_str(f);
-            message.push('\n');
-        }
-        if failures.len() > FAILURES_SHOWN {
-            writeln!(message, "... and {} more", failures.len() - FAILURES_SHOWN).unwrap();
-        }
-        panic!("{message}");
-    }
+    common::fail_if_any(&failures, rows.len(), root, FAILURES_SHOWN);
 }

@@ -21,6 +21,8 @@
 //! another seed, `QUADFLOOD_FUZZ_CASE=k` runs case k alone (to reproduce a failure). A failure
 //! prints the mutated files and keeps the folder they were written to.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -1099,21 +1101,5 @@ fn check_survives_mutated_inputs() {
         slowest.what
     );
     let failures: Vec<&String> = results.iter().filter_map(|r| r.failure.as_ref()).collect();
-    if !failures.is_empty() {
-        let kept = root.keep();
-        let mut message = format!(
-            "{} of {} cases failed (files kept under {}):\n\n",
-            failures.len(),
-            results.len(),
-            kept.display()
-        );
-        for f in failures.iter().take(FAILURES_SHOWN) {
-            message.push_str(f);
-            message.push('\n');
-        }
-        if failures.len() > FAILURES_SHOWN {
-            writeln!(message, "... and {} more", failures.len() - FAILURES_SHOWN).unwrap();
-        }
-        panic!("{message}");
-    }
+    common::fail_if_any(&failures, results.len(), root, FAILURES_SHOWN);
 }

@@ -165,6 +165,19 @@ pub(crate) mod testing {
 
     pub type Field<'a> = &'a dyn Fn(f64, f64, f64) -> [f64; 3];
 
+    /// The largest relative residual (`swe_residuals`) over `points`.
+    pub fn worst_residual(
+        field: Field,
+        bed: &dyn Fn(f64, f64) -> f64,
+        floor: [f64; 3],
+        points: &[[f64; 3]],
+    ) -> f64 {
+        points
+            .iter()
+            .flat_map(|&p| swe_residuals(field, bed, floor, p))
+            .fold(0.0, f64::max)
+    }
+
     /// Relative residuals of the 2D SWE in conservative form,
     ///   ∂t q + ∂x F(q) + ∂y G(q) = (0, −g h ∂x z, −g h ∂y z),
     /// at (x, y, t) by second-order central differences, each divided by the

@@ -154,3 +154,26 @@ pub fn assert_same_results(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)], wha
         assert!(x == y, "{what}: {name} differs");
     }
 }
+
+/// Fails a test of many generated cases when any failed: keeps their folder under `root`
+/// and lists the first `shown` failures.
+pub fn fail_if_any(failures: &[&String], cases: usize, root: tempfile::TempDir, shown: usize) {
+    use std::fmt::Write;
+    if failures.is_empty() {
+        return;
+    }
+    let kept = root.keep();
+    let mut message = format!(
+        "{} of {cases} cases failed (their files are kept under {}):\n\n",
+        failures.len(),
+        kept.display()
+    );
+    for f in failures.iter().take(shown) {
+        message.push_str(f);
+        message.push('\n');
+    }
+    if failures.len() > shown {
+        writeln!(message, "... and {} more", failures.len() - shown).unwrap();
+    }
+    panic!("{message}");
+}

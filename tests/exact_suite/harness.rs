@@ -180,10 +180,16 @@ impl Run {
     /// |stored − (initial + in − out)| / (initial + in), with the volumes that crossed
     /// the domain edge as the solver counted them.
     pub fn mass_error(&self, fields: &Fields) -> f64 {
-        let stored = self.model.volume(&fields.depth);
         let (inflow, outflow) = self.sim.edge_volumes();
-        let expected = self.initial_volume + inflow - outflow;
-        (stored - expected).abs() / (self.initial_volume + inflow)
+        quadflood::balance::Balance {
+            initial: self.initial_volume,
+            inflow,
+            outflow,
+            rain: 0.0,
+            storage: self.model.volume(&fields.depth),
+        }
+        .error_rel()
+        .abs()
     }
 
     /// Volumes (in, out) through the edges so far.
