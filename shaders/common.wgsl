@@ -31,7 +31,6 @@ const NB_SLOTS: u32 = 12u;
 // Params.flags
 const FLAG_SKIP_DRY: u32 = 1u;      // launch only wet blocks and their neighbours
 const FLAG_TRACK_MAX: u32 = 2u;     // keep the run's maxima and arrival time per cell
-const FLAG_VAN_ALBADA: u32 = 4u;    // limiter: van Albada instead of minmod
 const FLAG_END_IN_STAGE2: u32 = 8u; // stage 2's last workgroup ends the step (stage2_then_end)
 const FLAG_CLASSES_IN_ORDER: u32 = 16u; // internal blocks are numbered regular ones first
 

@@ -8,14 +8,19 @@
 // which is Audusse's scheme rearranged so that a lake at rest gives exactly zero in f32:
 // there every term is an exact zero rather than a difference of equal pressures.
 
+// Van Albada's limiter, smooth where minmod clips, so that smooth flows converge at second
+// order (docs/validation.md), unless the scenario asks for minmod. A pipeline constant:
+// each kernel is compiled with one limiter and no branch between them.
+override MINMOD_LIMITER: bool = false;
+
 fn limit(a: f32, b: f32) -> f32 {
-    if (a * b <= 0.0) {
-        return 0.0;
+    let ab = a * b;
+    if (MINMOD_LIMITER) {
+        return select(0.0, select(b, a, abs(a) < abs(b)), ab > 0.0);
     }
-    if ((params.flags & FLAG_VAN_ALBADA) != 0u) {
-        return a * b * (a + b) / (a * a + b * b);
-    }
-    return select(b, a, abs(a) < abs(b));
+    // Zero unless a and b share a sign; the floor only keeps 0 / 0 away (below it a and b
+    // are under 1e-18, slopes of nothing).
+    return max(ab, 0.0) * (a + b) / max(a * a + b * b, 1.0e-36);
 }
 
 // Limited slopes (dh, d_eta, dun, dut) of cell c between m and p. A cell touching a dry

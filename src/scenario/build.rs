@@ -1754,7 +1754,7 @@ fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
             format!("expected a relative error between 0 and 1, found {max_mass_error}"),
         ));
     }
-    let limiter = match n.limiter.as_deref().unwrap_or("minmod") {
+    let limiter = match n.limiter.as_deref().unwrap_or("van-albada") {
         "minmod" => Limiter::Minmod,
         "van-albada" => Limiter::VanAlbada,
         other => {

@@ -39,7 +39,7 @@ impl Default for Numerics {
             cfl: 0.5,
             dt_max: 10.0,
             dry_depth: 1e-8,
-            limiter: Limiter::Minmod,
+            limiter: Limiter::VanAlbada,
             skip_dry_blocks: true,
             track_maxima: true,
             arrival_depth: 0.01,

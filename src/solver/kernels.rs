@@ -2,6 +2,7 @@
 //! entry point of `shaders::SOLVER`.
 
 use crate::gpu::{shaders, Gpu};
+use crate::scenario::model::Limiter;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -69,13 +70,15 @@ pub struct Kernels {
     finalize_layout: wgpu::PipelineLayout,
     /// Rows of threads of the regular stage kernels (see `regular_rows`).
     regular_rows: u32,
+    /// The scenario's slope limiter, a constant of every kernel that reconstructs faces.
+    limiter: Limiter,
     /// The stage kernels, each compiled when a grid first needs it (see `stage`). Shared
     /// by clones.
     stages: Arc<Mutex<HashMap<&'static str, wgpu::ComputePipeline>>>,
 }
 
 impl Kernels {
-    pub fn new(gpu: &Gpu) -> Kernels {
+    pub fn new(gpu: &Gpu, limiter: Limiter) -> Kernels {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..binding::COUNT)
             .map(|b| {
                 let ty = if is_uniform(b) {
@@ -118,6 +121,7 @@ impl Kernels {
                 immediate_size: 0,
             });
         let module = solver_module(gpu);
+        let constants = limiter_constants(limiter);
         let pipeline_in = |entry: &str, layout: &wgpu::PipelineLayout| {
             gpu.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -125,7 +129,7 @@ impl Kernels {
                     layout: Some(layout),
                     module: &module,
                     entry_point: Some(entry),
-                    compilation_options: options(&[]),
+                    compilation_options: options(&constants),
                     cache: None,
                 })
         };
@@ -138,6 +142,7 @@ impl Kernels {
             pipeline_layout,
             finalize_layout,
             regular_rows: regular_rows(&gpu.limits),
+            limiter,
             stages: Default::default(),
             layout,
             dispatch_layout,
@@ -170,21 +175,28 @@ impl Kernels {
     ) -> wgpu::ComputePipeline {
         // Passed only when it differs from the shader's default, so that a module from
         // QUADFLOOD_SOLVER_WGSL without the constant still compiles.
-        let rows = [("REGULAR_ROWS", f64::from(self.regular_rows))];
-        let constants: &[(&str, f64)] = if self.regular_rows == DEFAULT_REGULAR_ROWS {
-            &[]
-        } else {
-            &rows
-        };
+        let mut constants = limiter_constants(self.limiter);
+        if self.regular_rows != DEFAULT_REGULAR_ROWS {
+            constants.push(("REGULAR_ROWS", f64::from(self.regular_rows)));
+        }
         gpu.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(layout),
                 module: &self.module,
                 entry_point: Some(entry),
-                compilation_options: options(constants),
+                compilation_options: options(&constants),
                 cache: None,
             })
+    }
+}
+
+/// `MINMOD_LIMITER` in shaders/reconstruct.wgsl, passed only for minmod (van Albada is the
+/// shader's default) for the same reason as `REGULAR_ROWS`.
+fn limiter_constants(limiter: Limiter) -> Vec<(&'static str, f64)> {
+    match limiter {
+        Limiter::VanAlbada => Vec::new(),
+        Limiter::Minmod => vec![("MINMOD_LIMITER", 1.0)],
     }
 }
 
@@ -301,13 +313,14 @@ impl RankKernels {
             bind_group_layouts: &[Some(&state_layout), None, Some(&exchange_layout)],
             immediate_size: 0,
         });
+        let constants = limiter_constants(k.limiter);
         let pipeline = |entry: &str, layout: &wgpu::PipelineLayout| {
             d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(layout),
                 module: &k.module,
                 entry_point: Some(entry),
-                compilation_options: options(&[]),
+                compilation_options: options(&constants),
                 cache: None,
             })
         };

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{CELLS_PER_BLOCK, NONE};
 use crate::scenario::maxima::Peak;
-use crate::scenario::model::{BcDef, BcKind, Limiter, Model, Resume};
+use crate::scenario::model::{BcDef, BcKind, Model, Resume};
 use bytemuck::{Pod, Zeroable};
 use kernels::{binding, Kernels};
 use std::collections::VecDeque;
@@ -33,7 +33,6 @@ pub const MIN_BYTES_PER_CELL_UPDATE: u64 = 2 * (16 + 12);
 const MAX_GROUPS_X: u32 = 65535;
 const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
-const FLAG_VAN_ALBADA: u32 = 4;
 const FLAG_END_IN_STAGE2: u32 = 8;
 const FLAG_CLASSES_IN_ORDER: u32 = 16;
 const INF_BITS: u32 = 0x7f80_0000;
@@ -426,7 +425,7 @@ impl<'g> Simulation<'g> {
     /// A simulation of one rank's blocks (the model holds its own blocks and ghosts), not
     /// yet initialised: the first dt needs every rank (see `ranks`).
     pub(crate) fn with_split(gpu: &'g Gpu, model: &Model, split: Split) -> Result<Simulation<'g>> {
-        Self::with_kernels(gpu, model, split, Kernels::new(gpu))
+        Self::with_kernels(gpu, model, split, Kernels::new(gpu, model.numerics.limiter))
     }
 
     /// As `with_split`, reusing pipelines already built (a rank rebuilt after a rebalance).
@@ -1002,9 +1001,6 @@ fn params_of(model: &Model, split: Split) -> Params {
     }
     if n.track_maxima {
         flags |= FLAG_TRACK_MAX;
-    }
-    if n.limiter == Limiter::VanAlbada {
-        flags |= FLAG_VAN_ALBADA;
     }
     if split.end_in_stage2 {
         flags |= FLAG_END_IN_STAGE2;

@@ -33,6 +33,8 @@ pub struct Channel {
     pub east: End,
     /// `numerics.dry_depth`; None keeps the solver's default.
     pub dry_depth: Option<f64>,
+    /// `numerics.limiter`; None keeps the solver's default.
+    pub limiter: Option<&'static str>,
 }
 
 /// Bed, depth and unit discharge of a 1D state at x.
@@ -47,6 +49,7 @@ impl Channel {
             west,
             east,
             dry_depth: None,
+            limiter: None,
         }
     }
 
@@ -84,6 +87,10 @@ impl Channel {
             .dry_depth
             .map(|d| format!("dry_depth = {d}"))
             .unwrap_or_default();
+        let limiter = self
+            .limiter
+            .map(|l| format!("limiter = \"{l}\""))
+            .unwrap_or_default();
         format!(
             r#"
 [domain]
@@ -106,6 +113,7 @@ east = "{east}"
 
 [numerics]
 {dry}
+{limiter}
 
 [time]
 end = 1e9

@@ -483,7 +483,7 @@ fn changed_settings(c: &mut Case, s: &Start, plan: &mut Plan, draw: usize) {
         98 => {
             let set = *c.rng.pick(&[
                 "numerics.gravity=9.8",
-                "numerics.limiter=\"van-albada\"",
+                "numerics.limiter=\"minmod\"",
                 "time.cfl=0.3",
                 "time.dt_max=0.5",
                 "output.png=true",
