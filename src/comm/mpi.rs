@@ -1,14 +1,16 @@
 //! MPI through rsmpi: one rank per GPU. Only this file talks to the MPI library.
 
 use super::Comm;
+use crate::gpu::select::NodePlace;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub struct MpiComm {
     world: SimpleCommunicator,
-    /// This rank's index among the ranks on its node: the GPU it drives.
-    local_rank: usize,
+    /// This rank's place among the ranks on its node, which decides the GPU it drives
+    /// (`gpu::select`). MPI knows it under every launcher (mpirun, srun).
+    node_place: NodePlace,
     _universe: mpi::environment::Universe,
 }
 
@@ -34,16 +36,25 @@ impl MpiComm {
     pub fn init() -> Option<MpiComm> {
         let universe = mpi::initialize()?;
         let world = universe.world();
-        let local_rank = world.split_shared(world.rank()).rank() as usize;
+        let node = world.split_shared(world.rank());
+        let node_place = NodePlace {
+            local_rank: node.rank() as usize,
+            local_size: node.size() as usize,
+        };
         Some(MpiComm {
             world,
-            local_rank,
+            node_place,
             _universe: universe,
         })
     }
 
-    pub fn local_rank(&self) -> usize {
-        self.local_rank
+    pub fn node_place(&self) -> NodePlace {
+        self.node_place
+    }
+
+    /// The name of this rank's node, as MPI gives it.
+    pub fn node_name(&self) -> String {
+        mpi::environment::processor_name().unwrap_or_default()
     }
 
     /// A panic on any rank ends every rank at once, rather than leaving the others waiting
