@@ -16,19 +16,27 @@ pub struct MpiComm {
 
 /// Whether the process was started by an MPI launcher with more than one rank.
 pub fn launched_with_several_ranks() -> bool {
-    [
+    several_ranks_in(&|name| std::env::var(name).ok())
+}
+
+/// `launched_with_several_ranks` over the variables `var` reads. mpirun (Open MPI, MPICH,
+/// Intel MPI) exports the world size; Slurm's srun with PMIx exports the task's PMIX_RANK
+/// but no size, so there the step's task count tells.
+fn several_ranks_in(var: &dyn Fn(&str) -> Option<String>) -> bool {
+    let more_than_one = |name: &str| {
+        var(name)
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .is_some_and(|n| n > 1)
+    };
+    let world_size = [
         "OMPI_COMM_WORLD_SIZE",
         "PMI_SIZE",
         "PMIX_SIZE",
         "MPI_LOCALNRANKS",
-    ]
-    .iter()
-    .any(|k| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n > 1)
-    })
+    ];
+    let under_srun = ["PMIX_RANK", "PMI_RANK"].iter().any(|k| var(k).is_some());
+    world_size.iter().any(|k| more_than_one(k))
+        || (under_srun && more_than_one("SLURM_STEP_NUM_TASKS"))
 }
 
 impl MpiComm {
@@ -156,5 +164,42 @@ impl Comm for MpiComm {
 
     fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::several_ranks_in;
+
+    fn several(pairs: &[(&str, &str)]) -> bool {
+        let var = |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        };
+        several_ranks_in(&var)
+    }
+
+    #[test]
+    fn launchers_are_recognised_by_their_variables() {
+        assert!(several(&[("OMPI_COMM_WORLD_SIZE", "4")]));
+        assert!(several(&[("PMI_SIZE", "2"), ("PMI_RANK", "1")]));
+        assert!(!several(&[("OMPI_COMM_WORLD_SIZE", "1")]));
+        assert!(!several(&[]));
+        // srun --mpi=pmix: a rank but no world size.
+        assert!(several(&[
+            ("PMIX_RANK", "3"),
+            ("SLURM_STEP_NUM_TASKS", "8")
+        ]));
+        assert!(!several(&[
+            ("PMIX_RANK", "0"),
+            ("SLURM_STEP_NUM_TASKS", "1")
+        ]));
+        // A batch script's own shell, with no launcher: one rank whatever the allocation.
+        assert!(!several(&[
+            ("SLURM_STEP_NUM_TASKS", "8"),
+            ("SLURM_NTASKS", "8")
+        ]));
     }
 }
