@@ -161,7 +161,10 @@ fn matching_names(adapters: &[AdapterDescription], filter: Option<&str>) -> Resu
         .filter(|&i| adapters[i].name.to_lowercase().contains(&want))
         .collect();
     if named.is_empty() {
-        let found: Vec<&str> = adapters.iter().map(|a| a.name.as_str()).collect();
+        let found: Vec<String> = adapters
+            .iter()
+            .map(|a| format!("{} ({:?})", a.name, a.backend))
+            .collect();
         return Err(Error::NoAdapter(format!(
             "no adapter name contains {filter:?}; found: {}",
             found.join(", ")
@@ -493,14 +496,15 @@ fn describe_uuids(known: &[(String, PciAddress)]) -> String {
 }
 
 fn bus_ids(adapters: &[AdapterDescription], gpus: &[usize]) -> String {
-    let ids: Vec<&str> = gpus
-        .iter()
-        .map(|&i| match adapters[i].pci_bus_id.as_str() {
-            "" => "no pci bus id",
-            id => id,
-        })
-        .collect();
-    format!("pci {}", ids.join(", "))
+    let ids: Vec<String> = gpus.iter().map(|&i| bus_id(&adapters[i])).collect();
+    ids.join(", ")
+}
+
+fn bus_id(adapter: &AdapterDescription) -> String {
+    match adapter.pci_bus_id.as_str() {
+        "" => "no pci bus id".into(),
+        id => format!("pci {id}"),
+    }
 }
 
 fn vendor_name(vendor: u32) -> String {
@@ -537,7 +541,7 @@ fn reason(
         place.local_rank,
         place.local_size,
         adapter.name,
-        bus_ids(adapters, &[group.gpus[position]])
+        bus_id(adapter)
     )
 }
 
