@@ -385,7 +385,8 @@ fn entry(setting: Setting, text: &str) -> Result<Entry> {
         }
         return Ok(Entry::Uuid(text.to_ascii_lowercase()));
     }
-    // ZE_AFFINITY_MASK's N.M is part M of GPU N; quadflood drives whole GPUs.
+    // ZE_AFFINITY_MASK's N.M is tile M of card N, and quadflood drives whole cards. (This
+    // reads N as a card, as Level Zero's COMPOSITE hierarchy does; its FLAT one numbers tiles.)
     let index = match setting.name {
         "ZE_AFFINITY_MASK" => text.split('.').next().unwrap_or(text),
         _ => text,
