@@ -27,7 +27,8 @@ enum Command {
         /// Output directory (created if missing).
         #[arg(long, default_value = "out")]
         out: PathBuf,
-        /// Use the first adapter whose name contains this text (see `quadflood info`).
+        /// Use only adapters whose name contains this text (see `quadflood info`); under
+        /// mpirun the ranks of a node share them out.
         #[arg(long)]
         adapter: Option<String>,
         /// No progress output.
@@ -467,7 +468,7 @@ fn run_mpi(
             ));
         }
         quadflood::partition::check_ranks(&model.grid, size, scenario)?;
-        let gpu = Gpu::open_for_rank(adapter, comm.local_rank())?;
+        let gpu = open_rank_gpu(&comm, adapter, quiet)?;
         if rank == 0 && !quiet {
             quadflood::say!("{} ranks; rank 0 on {}", size, gpu.describe());
             warn_if_on_one_core();
@@ -494,6 +495,27 @@ fn run_mpi(
         comm.abort(e.exit_code());
     }
     Ok(())
+}
+
+/// Opens the GPU this rank drives and, unless quiet, says which and why, so that users can
+/// check how the ranks were spread over the GPUs.
+#[cfg(feature = "mpi")]
+fn open_rank_gpu(
+    comm: &quadflood::comm::mpi::MpiComm,
+    adapter: Option<&str>,
+    quiet: bool,
+) -> Result<Gpu> {
+    use quadflood::comm::Comm;
+    let (gpu, reason) = Gpu::open_for_rank(adapter, comm.node_place())?;
+    if !quiet {
+        quadflood::say!(
+            "rank {} of {} on {}, {reason}",
+            comm.rank(),
+            comm.size(),
+            comm.node_name()
+        );
+    }
+    Ok(gpu)
 }
 
 /// One line to stderr in one write: a rank's last words, which mpirun forwards while it
@@ -525,7 +547,7 @@ fn bench_mpi(
     ];
     let digest = quadflood::scenario::digest::RunDigest::of_options(&given);
     let comm = agree_or_stop(comm, &digest);
-    let result = Gpu::open_for_rank(adapter, comm.local_rank()).and_then(|gpu| {
+    let result = open_rank_gpu(&comm, adapter, false).and_then(|gpu| {
         let args = quadflood::bench_args::BenchArgs {
             n,
             ny,
@@ -558,15 +580,17 @@ fn bench_mpi(
 fn info() -> Result<()> {
     let adapters = device::adapters();
     if adapters.is_empty() {
-        return Err(device::choose_adapter(None)
-            .err()
-            .unwrap_or(Error::NoAdapter("none found".into())));
+        return Err(device::no_adapter_error());
     }
     for a in adapters {
         let i = a.get_info();
         let l = a.limits();
+        let pci = match i.device_pci_bus_id.as_str() {
+            "" => String::new(),
+            id => format!(", pci {id}"),
+        };
         println!(
-            "{} ({:?}, {:?}), driver {} {}",
+            "{} ({:?}, {:?}{pci}), driver {} {}",
             i.name, i.backend, i.device_type, i.driver, i.driver_info
         );
         println!(

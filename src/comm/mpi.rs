@@ -1,32 +1,42 @@
 //! MPI through rsmpi: one rank per GPU. Only this file talks to the MPI library.
 
 use super::Comm;
+use crate::gpu::select::NodePlace;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub struct MpiComm {
     world: SimpleCommunicator,
-    /// This rank's index among the ranks on its node: the GPU it drives.
-    local_rank: usize,
+    /// This rank's place among the ranks on its node, which decides the GPU it drives
+    /// (`gpu::select`). MPI knows it under every launcher (mpirun, srun).
+    node_place: NodePlace,
     _universe: mpi::environment::Universe,
 }
 
 /// Whether the process was started by an MPI launcher with more than one rank.
 pub fn launched_with_several_ranks() -> bool {
-    [
+    several_ranks_in(&|name| std::env::var(name).ok())
+}
+
+/// `launched_with_several_ranks` over the variables `var` reads. mpirun (Open MPI, MPICH,
+/// Intel MPI) exports the world size; Slurm's srun with PMIx exports the task's PMIX_RANK
+/// but no size, so there the step's task count tells.
+fn several_ranks_in(var: &dyn Fn(&str) -> Option<String>) -> bool {
+    let more_than_one = |name: &str| {
+        var(name)
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .is_some_and(|n| n > 1)
+    };
+    let world_size = [
         "OMPI_COMM_WORLD_SIZE",
         "PMI_SIZE",
         "PMIX_SIZE",
         "MPI_LOCALNRANKS",
-    ]
-    .iter()
-    .any(|k| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n > 1)
-    })
+    ];
+    let under_srun = ["PMIX_RANK", "PMI_RANK"].iter().any(|k| var(k).is_some());
+    world_size.iter().any(|k| more_than_one(k))
+        || (under_srun && more_than_one("SLURM_STEP_NUM_TASKS"))
 }
 
 impl MpiComm {
@@ -34,16 +44,25 @@ impl MpiComm {
     pub fn init() -> Option<MpiComm> {
         let universe = mpi::initialize()?;
         let world = universe.world();
-        let local_rank = world.split_shared(world.rank()).rank() as usize;
+        let node = world.split_shared(world.rank());
+        let node_place = NodePlace {
+            local_rank: node.rank() as usize,
+            local_size: node.size() as usize,
+        };
         Some(MpiComm {
             world,
-            local_rank,
+            node_place,
             _universe: universe,
         })
     }
 
-    pub fn local_rank(&self) -> usize {
-        self.local_rank
+    pub fn node_place(&self) -> NodePlace {
+        self.node_place
+    }
+
+    /// The name of this rank's node, as MPI gives it.
+    pub fn node_name(&self) -> String {
+        mpi::environment::processor_name().unwrap_or_default()
     }
 
     /// A panic on any rank ends every rank at once, rather than leaving the others waiting
@@ -145,5 +164,42 @@ impl Comm for MpiComm {
 
     fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::several_ranks_in;
+
+    fn several(pairs: &[(&str, &str)]) -> bool {
+        let var = |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        };
+        several_ranks_in(&var)
+    }
+
+    #[test]
+    fn launchers_are_recognised_by_their_variables() {
+        assert!(several(&[("OMPI_COMM_WORLD_SIZE", "4")]));
+        assert!(several(&[("PMI_SIZE", "2"), ("PMI_RANK", "1")]));
+        assert!(!several(&[("OMPI_COMM_WORLD_SIZE", "1")]));
+        assert!(!several(&[]));
+        // srun --mpi=pmix: a rank but no world size.
+        assert!(several(&[
+            ("PMIX_RANK", "3"),
+            ("SLURM_STEP_NUM_TASKS", "8")
+        ]));
+        assert!(!several(&[
+            ("PMIX_RANK", "0"),
+            ("SLURM_STEP_NUM_TASKS", "1")
+        ]));
+        // A batch script's own shell, with no launcher: one rank whatever the allocation.
+        assert!(!several(&[
+            ("SLURM_STEP_NUM_TASKS", "8"),
+            ("SLURM_NTASKS", "8")
+        ]));
     }
 }

@@ -1,5 +1,6 @@
 //! Adapter choice and device creation.
 
+use super::select::{self, AdapterDescription, Host, NodePlace};
 use crate::error::{Error, Result};
 
 /// An open GPU: the device, its queue and what it is.
@@ -33,77 +34,43 @@ pub fn adapters() -> Vec<wgpu::Adapter> {
     pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
 }
 
-/// Preference order: device kind first, then backend (OpenGL last: its compute path is a
-/// different compiler, so it must never mix with Vulkan ranks in one run).
-fn preference(a: &wgpu::Adapter) -> (u8, bool) {
-    let info = a.get_info();
-    (rank(info.device_type), info.backend == wgpu::Backend::Gl)
+/// The error for a machine without adapters, with what to install.
+pub fn no_adapter_error() -> Error {
+    Error::NoAdapter(NO_ADAPTER_HELP.into())
 }
 
-fn rank(kind: wgpu::DeviceType) -> u8 {
-    match kind {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Cpu => 3,
-        wgpu::DeviceType::Other => 4,
-    }
-}
-
-/// Picks an adapter: the first whose name contains `filter` (case-insensitive) when given,
-/// else the best kind (discrete, integrated, virtual, CPU).
-pub fn choose_adapter(filter: Option<&str>) -> Result<wgpu::Adapter> {
+/// The adapter of the rank at `place` and one line saying why (see `select`): the best kind
+/// present, narrowed by `filter` (a part of the name) and by the scheduler's visibility
+/// variables, then shared out among the ranks of the node.
+pub fn choose_adapter(filter: Option<&str>, place: NodePlace) -> Result<(wgpu::Adapter, String)> {
     let mut all = adapters();
     if all.is_empty() {
-        return Err(Error::NoAdapter(NO_ADAPTER_HELP.into()));
+        return Err(no_adapter_error());
     }
-    if let Some(filter) = filter {
-        let want = filter.to_lowercase();
-        let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
-        return all
-            .into_iter()
-            .find(|a| a.get_info().name.to_lowercase().contains(&want))
-            .ok_or_else(|| {
-                Error::NoAdapter(format!(
-                    "no adapter name contains {filter:?}; found: {}",
-                    names.join(", ")
-                ))
-            });
-    }
-    all.sort_by_key(preference);
-    Ok(all.remove(0))
-}
-
-/// The k-th adapter of the best kind present (discrete before integrated, ...), in
-/// enumeration order, wrapping around: rank k on a node drives GPU k. GPUs of one model
-/// share a name, so the index, not the name, tells them apart.
-pub fn nth_adapter(k: usize) -> Result<wgpu::Adapter> {
-    let mut all = adapters();
-    if all.is_empty() {
-        return Err(Error::NoAdapter(NO_ADAPTER_HELP.into()));
-    }
-    all.sort_by_key(preference);
-    let best = preference(&all[0]);
-    let mut same: Vec<wgpu::Adapter> = all.into_iter().filter(|a| preference(a) == best).collect();
-    let n = same.len();
-    Ok(same.swap_remove(k % n))
+    let described: Vec<AdapterDescription> = all
+        .iter()
+        .map(|a| AdapterDescription::from(&a.get_info()))
+        .collect();
+    let choice = select::choose(&described, filter, place, &Host::real())?;
+    Ok((all.swap_remove(choice.index), choice.reason))
 }
 
 impl Gpu {
-    /// Opens the adapter a rank drives: `filter` when given, else the rank's local index.
-    pub fn open_for_rank(filter: Option<&str>, local_rank: usize) -> Result<Gpu> {
-        match filter {
-            Some(_) => Gpu::open(filter),
-            None => Gpu::open_adapter(nth_adapter(local_rank)?),
-        }
+    /// Opens the adapter of the rank at `place` on its node, with the line saying why it
+    /// was chosen, for the run to print.
+    pub fn open_for_rank(filter: Option<&str>, place: NodePlace) -> Result<(Gpu, String)> {
+        let (adapter, reason) = choose_adapter(filter, place)?;
+        Ok((Gpu::open_adapter(adapter)?, reason))
     }
 
-    /// Opens the chosen adapter with its own limits: wgpu's defaults cap storage bindings
-    /// at 128 MiB, far below what real GPUs allow.
+    /// Opens the adapter of a run of one rank: the first GPU of the best kind (honouring
+    /// CUDA_VISIBLE_DEVICES and its kin), among those whose name contains `filter`.
     pub fn open(filter: Option<&str>) -> Result<Gpu> {
-        Gpu::open_adapter(choose_adapter(filter)?)
+        Ok(Gpu::open_for_rank(filter, NodePlace::ALONE)?.0)
     }
 
+    /// Opens an adapter with its own limits: wgpu's defaults cap storage bindings at
+    /// 128 MiB, far below what real GPUs allow.
     fn open_adapter(adapter: wgpu::Adapter) -> Result<Gpu> {
         let info = adapter.get_info();
         let limits = adapter.limits();

@@ -1,6 +1,7 @@
 //! The GPU: device and adapter choice, shader sources, buffer helpers.
 
 pub mod device;
+pub mod select;
 pub mod shaders;
 
 pub use device::Gpu;
