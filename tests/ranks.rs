@@ -119,6 +119,17 @@ fn results_do_not_depend_on_the_number_of_ranks() {
     common::assert_same_fields(&one, &split, "3 ranks (1D)");
 }
 
+/// More ranks than GPUs: sixteen ranks share the one GPU here, each with a few dozen
+/// blocks, most of them beside another rank's, and still give one rank's bits.
+#[test]
+fn sixteen_ranks_on_one_gpu_give_the_same_bits() {
+    let model = scenario();
+    let t = 4.0;
+    let (one, _) = common::run_to(&model, t);
+    let split = split_run(&model, 16, Method::Hilbert, t);
+    common::assert_same_fields(&one, &split, "16 ranks (Hilbert) on one GPU");
+}
+
 #[test]
 fn lake_at_rest_and_mass_on_four_ranks() {
     let model = common::scenario("lake-at-rest.toml");
