@@ -130,6 +130,23 @@ fn sixteen_ranks_on_one_gpu_give_the_same_bits() {
     common::assert_same_fields(&one, &split, "16 ranks (Hilbert) on one GPU");
 }
 
+/// The limiter is a constant of every kernel, the border blocks' included: with minmod too
+/// a split run gives one rank's bits (and differs from van Albada's).
+#[test]
+fn ranks_with_the_minmod_limiter_give_the_same_bits() {
+    let mut model = scenario();
+    let t = 4.0;
+    let (van_albada, _) = common::run_to(&model, t);
+    model.numerics.limiter = quadflood::scenario::model::Limiter::Minmod;
+    let (one, _) = common::run_to(&model, t);
+    assert_ne!(
+        one.depth, van_albada.depth,
+        "the limiter must change the result"
+    );
+    let split = split_run(&model, 3, Method::Hilbert, t);
+    common::assert_same_fields(&one, &split, "3 ranks (Hilbert), minmod");
+}
+
 #[test]
 fn lake_at_rest_and_mass_on_four_ranks() {
     let model = common::scenario("lake-at-rest.toml");
