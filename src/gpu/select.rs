@@ -50,11 +50,9 @@ pub struct AdapterDescription {
     pub device_type: wgpu::DeviceType,
     /// PCI vendor id: 0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel.
     pub vendor: u32,
-    /// "dddd:bb:dd.f", or empty where the driver does not say.
+    /// "dddd:bb:dd.f", or empty where the driver does not say. wgpu reports no UUID, so
+    /// NVIDIA UUIDs are found through the driver's files by this id.
     pub pci_bus_id: String,
-    /// The vendor's UUID ("GPU-..."), where known; wgpu reports none, so NVIDIA UUIDs are
-    /// found through the driver's files by PCI bus id.
-    pub uuid: Option<String>,
 }
 
 impl From<&wgpu::AdapterInfo> for AdapterDescription {
@@ -65,7 +63,6 @@ impl From<&wgpu::AdapterInfo> for AdapterDescription {
             device_type: info.device_type,
             vendor: info.vendor,
             pci_bus_id: info.device_pci_bus_id.clone(),
-            uuid: None,
         }
     }
 }
@@ -478,9 +475,6 @@ fn nvidia_uuids(information_files: &[String]) -> Vec<(String, PciAddress)> {
 }
 
 fn uuid_of(adapter: &AdapterDescription, known: &[(String, PciAddress)]) -> Option<String> {
-    if let Some(uuid) = &adapter.uuid {
-        return Some(uuid.to_ascii_lowercase());
-    }
     let address = PciAddress::parse(&adapter.pci_bus_id)?;
     known
         .iter()

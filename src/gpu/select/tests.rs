@@ -8,7 +8,6 @@ fn adapter(name: &str, vendor: u32, pci_bus_id: &str) -> AdapterDescription {
         device_type: wgpu::DeviceType::DiscreteGpu,
         vendor,
         pci_bus_id: pci_bus_id.into(),
-        uuid: None,
     }
 }
 
