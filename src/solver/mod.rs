@@ -39,10 +39,12 @@ const INF_BITS: u32 = 0x7f80_0000;
 /// `sim.dt` of a restart's initial scan (timestep.wgsl).
 const RESUMED_SCAN: f32 = -2.0;
 /// The share of the last state's CFL limit a step takes (timestep.wgsl, `lagged_cfl_step`):
-/// the price of ranks that plan a step before they agree on the limit it must keep
-/// (about 2% more steps), and what lets a limit that falls by less than 2% a step pass
-/// without a replan.
-pub const CFL_MARGIN: f32 = 0.98;
+/// the price of ranks that plan a step before they agree on the limit it must keep (at
+/// most 1% more steps), and what lets a limit that falls by less than 1% a step pass
+/// without a replan. Measured on dam breaks (docs/benchmarks.md): 0.99 planned 2-3% of a
+/// coarse grid's steps again and 0.2% of a fine one's; 0.98 cost 1.8% more steps for few
+/// fewer replans, 0.995 three times the replans.
+pub const CFL_MARGIN: f32 = 0.99;
 
 /// Whether a dt planned from the lagged CFL limit `before` is the one `lagged_cfl_step`
 /// (timestep.wgsl) takes once the new limit `next` is known: the same comparison in the
