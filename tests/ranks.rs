@@ -158,7 +158,10 @@ fn ranks_plan_steps_again_where_one_rank_does() {
             "steps planned again on every rank"
         );
     }
-    let split = results.into_iter().find_map(|(_, f)| f).expect("rank 0's fields");
+    let split = results
+        .into_iter()
+        .find_map(|(_, f)| f)
+        .expect("rank 0's fields");
     common::assert_same_fields(&one, &split, "3 ranks that planned steps again");
 }
 

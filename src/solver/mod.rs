@@ -1089,7 +1089,13 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
     };
     let (steps, updates, rain, dt_cfl, cfl_limit) = match &model.resume {
         Some(r) => (r.steps, r.cell_updates, r.rain, r.dt_cfl, r.cfl_limit),
-        None => (0, 0, (0.0, 0.0), model.numerics.dt_max as f32, f32::INFINITY),
+        None => (
+            0,
+            0,
+            (0.0, 0.0),
+            model.numerics.dt_max as f32,
+            f32::INFINITY,
+        ),
     };
     SimRecord {
         t_hi,
@@ -1102,7 +1108,11 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         rain_lo: rain.1,
         // Tells finalize_step that the initial scan ran, with nothing to advance; a
         // restart keeps its CFL step and limit.
-        dt: if model.resume.is_some() { RESUMED_SCAN } else { -1.0 },
+        dt: if model.resume.is_some() {
+            RESUMED_SCAN
+        } else {
+            -1.0
+        },
         all_active: 1,
         dispatched: split.regular,
         dispatched_border: split.border,

@@ -423,7 +423,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// Submits a stage 1: the border blocks with their strips (returned, to be swapped),
     /// then the internal blocks.
-    fn submit_stage1(&self, border: wgpu::CommandBuffer, internal: wgpu::CommandBuffer) -> Submitted {
+    fn submit_stage1(
+        &self,
+        border: wgpu::CommandBuffer,
+        internal: wgpu::CommandBuffer,
+    ) -> Submitted {
         let sends_cells = total(&self.transfer.send_cells) > 0;
         let a = self.submit_reading(border, &[(&self.transfer.host_strips, sends_cells)]);
         self.sim.gpu.queue.submit([internal]);

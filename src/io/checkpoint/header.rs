@@ -204,7 +204,7 @@ fn cfl_limit(h: &Value, dt_cfl: f32) -> Result<f32, String> {
     // The CFL step is at most the limit times the CFL number (at most 1): a limit shorter
     // than the step, or not positive, is no run's.
     let limit = single(h, key)?;
-    if !(limit > 0.0) || limit < dt_cfl * 0.5 {
+    if limit <= 0.0 || limit < dt_cfl * 0.5 {
         return Err(bad(
             key,
             &format!("null or a limit of at least half the CFL step dt_cfl = {dt_cfl} s"),
