@@ -87,6 +87,7 @@ struct Params {
     regular_blocks: u32, // internal blocks of CLASS_REGULAR; 0: every internal block is CLASS_LEVELS
     peak_origin: f32,   // time code of the maxima: (t - peak_origin) * peak_rate, rounded
     peak_rate: f32,
+    cfl_margin: f32,    // the lagged CFL limit's share that a step may take (timestep.wgsl)
 }
 
 // What the host changes between submissions.
@@ -102,6 +103,7 @@ struct Sim {
     t_hi: f32,
     t_lo: f32,
     dt: f32,            // step about to be taken; 0 = idle (target reached); < 0 = initialise
+                        // (RESUMED_SCAN: a restart, whose CFL step and limit are kept)
     clamped: u32,       // 1 when dt was cut to land exactly on the target
     step_lo: u32,
     step_hi: u32,
@@ -126,6 +128,8 @@ struct Sim {
     list_count_levels: u32,
     list_parity: u32,   // which moving lists and launch marks the step about to be taken reads
     launch_mark: u32,   // the mark (in block_flags) of blocks that step launches
+    cfl_limit: u32,     // dt_min_bits of the state the step about to be taken starts from
+    cfl_replans: u32,   // steps whose dt came from that limit rather than the lagged one
 }
 
 struct BlockInfo {
@@ -173,7 +177,8 @@ struct BcDef {
 @group(0) @binding(13) var<storage, read> series_pts: array<vec4<f32>>;
 // Per series: what the step's two stages read (see series_forcing), set once per step.
 @group(0) @binding(14) var<storage, read_write> forcing: array<vec4<f32>>;
-// Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo).
+// Per block: volume in and out through the domain edge, double-f32 (in_hi, in_lo, out_hi, out_lo);
+// then per block, the discharge in and out of the step's stage 1, added in stage 2.
 @group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
 // Per cell over the run (src/scenario/maxima.rs): max depth; max speed and max depth x
 // speed as two f16; time codes of the max depth (low half) and of the arrival, when the

@@ -951,11 +951,18 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             if ((info.flags & BLOCK_ON_EDGE) != 0u) {
                 flow += edge_discharge();
             }
-            flow *= 0.5 * sim.dt;
-            var acc = block_volume[b];
-            let vin = df_add(acc.xy, flow.x, params.one);
-            let vout = df_add(acc.zw, flow.y, params.one);
-            block_volume[b] = vec4<f32>(vin, vout);
+            // Stage 1 only notes its flow: a step planned again (timestep.wgsl,
+            // replan_step) runs stage 1 again, and must not count it twice.
+            if (stage == 1u) {
+                block_volume[params.nblocks + b] = vec4<f32>(flow, 0.0, 0.0);
+            } else {
+                let half_dt = 0.5 * sim.dt;
+                let first = half_dt * block_volume[params.nblocks + b].xy;
+                var acc = block_volume[b];
+                let vin = df_add(df_add(acc.xy, first.x, params.one), half_dt * flow.x, params.one);
+                let vout = df_add(df_add(acc.zw, first.y, params.one), half_dt * flow.y, params.one);
+                block_volume[b] = vec4<f32>(vin, vout);
+            }
         }
     }
 }

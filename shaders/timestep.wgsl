@@ -5,6 +5,7 @@
 // the host.
 
 const MAX_GROUPS_X: u32 = 65535u;
+const RESUMED_SCAN: f32 = -2.0; // sim.dt of a restart's initial scan (an initial one: -1)
 
 // The clock's part of the end of a step, by one thread: the clock advanced by `dt` (> 0:
 // a step ran; < 0: the initial scan ran, nothing to advance; 0: an idle step), the active
@@ -12,7 +13,7 @@ const MAX_GROUPS_X: u32 = 65535u;
 // starts from (a double-f32 pair, for the forcing series). The clock and counter fields are
 // loaded first and stored last, so that the trips to memory overlap instead of queueing
 // one behind another.
-fn end_step(dt: f32) -> vec3<f32> {
+fn end_step(dt: f32, replan: bool) -> vec3<f32> {
     var t = vec2<f32>(sim.t_hi, sim.t_lo);
     let clamped = sim.clamped;
     var step = vec2<u32>(sim.step_lo, sim.step_hi);
@@ -39,10 +40,9 @@ fn end_step(dt: f32) -> vec3<f32> {
         sim.list_count = atomicExchange(&sim.scan_count, 0u);
         sim.list_count_border = atomicExchange(&sim.scan_count_border, 0u);
         sim.list_count_levels = atomicExchange(&sim.scan_count_levels, 0u);
-        let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
-        if (bits != INF_BITS) {
-            dt_cfl = params.cfl * bitcast<f32>(bits);
-        }
+    }
+    if ((dt != 0.0 || replan) && dt != RESUMED_SCAN) {
+        dt_cfl = lagged_cfl_step(atomicExchange(&sim.dt_min_bits, INF_BITS), dt_cfl);
     }
     let remaining = df_diff(target_t, t, params.one);
     let wanted = min(dt_cfl, params.dt_max);
@@ -63,6 +63,32 @@ fn end_step(dt: f32) -> vec3<f32> {
     sim.clamped = select(0u, 1u, remaining > 0.0 && wanted >= remaining);
     sim.dt = next;
     return vec3<f32>(next, t);
+}
+
+// The CFL step from the state's limit `bits` (min dx / speed, as f32 bits; INF_BITS where no
+// block set one) and the limit of the state before, `sim.cfl_limit`: the lagged limit times
+// params.cfl_margin, unless the new limit is shorter (a replan). Since a dt planned from
+// the lagged limit stays right unless the new limit fell by more than the margin, ranks
+// plan each step before they have agreed on the limit, and agree on it while the step
+// runs (src/solver/ranks.rs, `settle`); one rank takes the same steps. No infinity enters
+// the arithmetic: WGSL lets compilers assume finite floats. `kept` (the last CFL step)
+// stays when no limit is known.
+fn lagged_cfl_step(bits: u32, kept: f32) -> f32 {
+    let before = sim.cfl_limit;
+    sim.cfl_limit = bits;
+    var limit = bits;
+    if (before != INF_BITS) {
+        let lagged = params.cfl_margin * bitcast<f32>(before);
+        if (bits == INF_BITS || lagged <= bitcast<f32>(bits)) {
+            limit = bitcast<u32>(lagged);
+        } else {
+            sim.cfl_replans += 1u;
+        }
+    }
+    if (limit == INF_BITS) {
+        return kept;
+    }
+    return params.cfl * bitcast<f32>(limit);
 }
 
 // Each thread's share of the step's rain, added in thread order: the same bits on every
@@ -117,7 +143,15 @@ fn rain_share(lid: u32, dt: f32) -> f32 {
 
 @compute @workgroup_size(FINALIZE_THREADS)
 fn finalize_step(@builtin(local_invocation_index) lid: u32) {
-    finalize(lid);
+    finalize(lid, false);
+}
+
+// The step about to be taken planned again, once the host has put the agreed limits in
+// `sim.cfl_limit` (the state before) and `sim.dt_min_bits` (the state it starts from):
+// the clock stays, the dt, the forcing and the dispatch arguments are made anew.
+@compute @workgroup_size(FINALIZE_THREADS)
+fn replan_step(@builtin(local_invocation_index) lid: u32) {
+    finalize(lid, true);
 }
 
 var<workgroup> wg_groups_before: u32;
@@ -158,7 +192,7 @@ fn scan_then_finalize(
         scan_block(gid.x); // an idle step (dt = 0) changed no wet flag: nothing to scan
     }
     if (last_to_finish(lid, groups.x)) {
-        finalize(lid);
+        finalize(lid, false);
     }
 }
 
@@ -171,7 +205,7 @@ fn scan_then_finalize(
 // (ending_steps_in_stage_2_changes_no_result) before it is trusted with it.
 fn end_in_stage2(lid: u32, groups: u32) {
     if (last_to_finish(lid, groups)) {
-        finalize(lid);
+        finalize(lid, false);
     }
 }
 
@@ -188,8 +222,8 @@ fn every_block_launched(internal: u32) -> bool {
 
 // Called by every thread of the workgroup; threads from FINALIZE_THREADS on only keep to
 // its barriers, so that any workgroup size gives the same bits.
-fn finalize(lid: u32) {
-    let dt = sim.dt;
+fn finalize(lid: u32, replan: bool) {
+    let dt = select(sim.dt, 0.0, replan); // a replan takes no step
     let share = lid < FINALIZE_THREADS;
     if (share) {
         wg_rain[lid] = select(0.0, rain_share(lid, dt), dt > 0.0);
@@ -199,7 +233,7 @@ fn finalize(lid: u32) {
     }
     workgroupBarrier();
     if (lid == 0u) {
-        let next = end_step(dt);
+        let next = end_step(dt, replan);
         wg_dt_next = next.x;
         wg_t0 = next.yz;
     }

@@ -740,6 +740,7 @@ fn summary_json(gpu: &Gpu, model: &Model, s: &Summary) -> serde_json::Value {
         "cell_size_m": model.cell_size,
         "datum_m": model.datum,
         "steps": s.status.steps,
+        "steps_planned_again": s.status.steps_planned_again,
         "t_start_s": model.t_start,
         "t_end_s": s.status.t,
         "wall_s": s.wall_s,

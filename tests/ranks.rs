@@ -130,6 +130,41 @@ fn sixteen_ranks_on_one_gpu_give_the_same_bits() {
     common::assert_same_fields(&one, &split, "16 ranks (Hilbert) on one GPU");
 }
 
+/// A step's end plans the next dt from the limit the ranks agreed a step earlier and
+/// agrees on the new one while the next step runs; where the limit fell by more than the
+/// margin the step is planned again before its stage 2. The dam break's first steps make
+/// the limit fall fast: the ranks plan those steps again exactly where one rank takes the
+/// shorter dt, and give its bits.
+#[test]
+fn ranks_plan_steps_again_where_one_rank_does() {
+    let model = scenario();
+    let t = 2.0;
+    let (one, status) = common::run_to(&model, t);
+    assert!(
+        status.steps_planned_again > 0,
+        "the dam break's first steps must outrun the lagged limit ({} steps)",
+        status.steps
+    );
+    let p = partition(&model.grid, 3, Method::Hilbert, &per_block);
+    let results = common::on_ranks(3, |c| {
+        let mut r = Ranked::new(common::gpu(), &model, &p, c).expect("a rank");
+        r.advance_to(t, &mut |_| {}).expect("the run");
+        (r.status().clone(), r.read_fields())
+    });
+    for (rank_status, _) in &results {
+        assert_eq!(rank_status.steps, status.steps, "steps on every rank");
+        assert_eq!(
+            rank_status.steps_planned_again, status.steps_planned_again,
+            "steps planned again on every rank"
+        );
+    }
+    let split = results
+        .into_iter()
+        .find_map(|(_, f)| f)
+        .expect("rank 0's fields");
+    common::assert_same_fields(&one, &split, "3 ranks that planned steps again");
+}
+
 /// The limiter is a constant of every kernel, the border blocks' included: with minmod too
 /// a split run gives one rank's bits (and differs from van Albada's).
 #[test]

@@ -93,6 +93,8 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot, record: &Record) -> std::
         "t_lo": r.t.1,
         "steps": r.steps,
         "dt_cfl": r.dt_cfl,
+        // null where no block set a limit (JSON has no infinity).
+        "cfl_limit": r.cfl_limit.is_finite().then_some(r.cfl_limit),
         "cell_updates": r.cell_updates,
         "rain_hi": r.rain.0,
         "rain_lo": r.rain.1,
@@ -203,6 +205,7 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
         t: values.t,
         steps: values.steps,
         dt_cfl: values.dt_cfl,
+        cfl_limit: values.cfl_limit,
         cell_updates: values.cell_updates,
         rain: values.rain,
         block_volume,

@@ -136,6 +136,9 @@ pub struct Resume {
     /// The CFL step of the last step taken: the next one follows from it exactly as it
     /// would have (a fresh CFL scan could see the inflow forcing at another instant).
     pub dt_cfl: f32,
+    /// The CFL limit (min dx / speed) of the state restarted from, from which the next
+    /// step's dt follows (timestep.wgsl, `lagged_cfl_step`); infinite where none is known.
+    pub cfl_limit: f32,
     /// Rain depth fallen so far (double-f32).
     pub rain: (f32, f32),
     /// Per global block: volume in and out through the domain edge (double-f32 pairs).

@@ -65,6 +65,8 @@ pub struct Kernels {
     pub finalize_step: wgpu::ComputePipeline,
     /// `scan_blocks` then `finalize_step` in one dispatch, for the steps of a run.
     pub scan_then_finalize: wgpu::ComputePipeline,
+    /// The step about to be taken planned again from limits the ranks agreed on.
+    pub replan_step: wgpu::ComputePipeline,
     pipeline_layout: wgpu::PipelineLayout,
     /// Groups 0 and 1: for the kernels that write the dispatch arguments.
     finalize_layout: wgpu::PipelineLayout,
@@ -139,6 +141,7 @@ impl Kernels {
             scan_blocks: pipeline("scan_blocks"),
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
+            replan_step: pipeline_in("replan_step", &finalize_layout),
             pipeline_layout,
             finalize_layout,
             regular_rows: regular_rows(&gpu.limits),

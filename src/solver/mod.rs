@@ -36,6 +36,26 @@ const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_END_IN_STAGE2: u32 = 8;
 const FLAG_CLASSES_IN_ORDER: u32 = 16;
 const INF_BITS: u32 = 0x7f80_0000;
+/// `sim.dt` of a restart's initial scan (timestep.wgsl).
+const RESUMED_SCAN: f32 = -2.0;
+/// The share of the last state's CFL limit a step takes (timestep.wgsl, `lagged_cfl_step`):
+/// the price of ranks that plan a step before they agree on the limit it must keep (at
+/// most 1% more steps), and what lets a limit that falls by less than 1% a step pass
+/// without a replan. Measured on dam breaks (docs/benchmarks.md): 0.99 planned 2-3% of a
+/// coarse grid's steps again and 0.2% of a fine one's; 0.98 cost 1.8% more steps for few
+/// fewer replans, 0.995 three times the replans.
+pub const CFL_MARGIN: f32 = 0.99;
+
+/// Whether a dt planned from the lagged CFL limit `before` is the one `lagged_cfl_step`
+/// (timestep.wgsl) takes once the new limit `next` is known: the same comparison in the
+/// same f32 arithmetic (f32 bits; INF_BITS where no block set a limit).
+pub(crate) fn lagged_plan_holds(before: u32, next: u32) -> bool {
+    if before == INF_BITS {
+        return next == INF_BITS;
+    }
+    let lagged = CFL_MARGIN * f32::from_bits(before);
+    next == INF_BITS || lagged <= f32::from_bits(next)
+}
 const FRICTION_PER_CELL: u32 = 0x8000_0000;
 /// Byte offsets in the dispatch buffer of the stage kernels' workgroup counts, on regular
 /// internal blocks, border blocks and internal blocks with a level change (see `dispatch`
@@ -79,6 +99,8 @@ struct Params {
     /// The maxima's time codes: (t - peak_origin) * peak_rate (see scenario::maxima).
     peak_origin: f32,
     peak_rate: f32,
+    /// The share of the last state's CFL limit a step may take (see `CFL_MARGIN`).
+    cfl_margin: f32,
 }
 
 #[repr(C)]
@@ -184,6 +206,11 @@ struct SimRecord {
     list_count_levels: u32,
     list_parity: u32,
     launch_mark: u32,
+    /// f32 bits of the CFL limit (min dx / speed) of the state the next step starts from;
+    /// INF_BITS where none is known.
+    cfl_limit: u32,
+    /// Steps whose dt came from their own state's limit, not from the lagged one.
+    cfl_replans: u32,
 }
 
 /// Splits an f64 into the double-f32 pair the GPU clock uses.
@@ -209,6 +236,9 @@ pub struct Status {
     /// one, or always active).
     pub all_launched: bool,
     pub at_target: bool,
+    /// Steps whose dt came from their own state's CFL limit, which fell by more than the
+    /// margin, rather than from the lagged one: those a run on several ranks planned again.
+    pub steps_planned_again: u64,
 }
 
 impl SimRecord {
@@ -233,6 +263,7 @@ impl Status {
             active_blocks: r.active_blocks(),
             all_launched: r.all_active == 1,
             at_target: r.done == 1,
+            steps_planned_again: r.cfl_replans as u64,
         }
     }
 }
@@ -548,6 +579,19 @@ impl<'g> Simulation<'g> {
         self.gpu
             .queue
             .write_buffer(&self.buffers.sim, offset, &bits.to_le_bytes());
+    }
+
+    /// Overwrites the CFL limit the next step's end lags from (`sim.cfl_limit`).
+    pub(crate) fn set_cfl_limit(&self, bits: u32) {
+        let offset = std::mem::offset_of!(SimRecord, cfl_limit) as u64;
+        self.gpu
+            .queue
+            .write_buffer(&self.buffers.sim, offset, &bits.to_le_bytes());
+    }
+
+    /// The GPU's status record as it stands.
+    fn record(&self) -> SimRecord {
+        self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0]
     }
 
     fn finalize_only(&self) {
@@ -889,6 +933,7 @@ impl<'g> Simulation<'g> {
                 t: (r.t_hi, r.t_lo),
                 steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
                 dt_cfl: r.dt_cfl,
+                cfl_limit: f32::from_bits(r.cfl_limit),
                 cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
                 rain: (r.rain_hi, r.rain_lo),
                 block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
@@ -1033,6 +1078,7 @@ fn params_of(model: &Model, split: Split) -> Params {
         regular_blocks: split.regular,
         peak_origin: model.peak_clock.origin as f32,
         peak_rate: (1.0 / model.peak_clock.quantum) as f32,
+        cfl_margin: CFL_MARGIN,
     }
 }
 
@@ -1041,9 +1087,15 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         Some(r) => r.t,
         None => split_f64(model.t_start),
     };
-    let (steps, updates, rain, dt_cfl) = match &model.resume {
-        Some(r) => (r.steps, r.cell_updates, r.rain, r.dt_cfl),
-        None => (0, 0, (0.0, 0.0), model.numerics.dt_max as f32),
+    let (steps, updates, rain, dt_cfl, cfl_limit) = match &model.resume {
+        Some(r) => (r.steps, r.cell_updates, r.rain, r.dt_cfl, r.cfl_limit),
+        None => (
+            0,
+            0,
+            (0.0, 0.0),
+            model.numerics.dt_max as f32,
+            f32::INFINITY,
+        ),
     };
     SimRecord {
         t_hi,
@@ -1054,13 +1106,20 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         upd_hi: (updates >> 32) as u32,
         rain_hi: rain.0,
         rain_lo: rain.1,
-        dt: -1.0, // tells finalize_step that the initial scan ran, with nothing to advance
+        // Tells finalize_step that the initial scan ran, with nothing to advance; a
+        // restart keeps its CFL step and limit.
+        dt: if model.resume.is_some() {
+            RESUMED_SCAN
+        } else {
+            -1.0
+        },
         all_active: 1,
         dispatched: split.regular,
         dispatched_border: split.border,
         dispatched_levels: split.levels_class(),
         dt_min_bits: INF_BITS,
         dt_cfl,
+        cfl_limit: cfl_limit.to_bits(),
         launch_mark: 1,
         ..Default::default()
     }
@@ -1081,6 +1140,8 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         Some(r) => r.block_volume.clone(),
         None => vec![[0.0f32; 4]; nb],
     };
+    // Then each block's stage-1 discharge (flux.wgsl).
+    let block_volume = [block_volume, vec![[0.0f32; 4]; nb]].concat();
     let control = Control {
         target_hi: t_hi,
         target_lo: t_lo,

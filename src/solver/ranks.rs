@@ -8,7 +8,10 @@
 //! exactly the values it reads on one rank.
 
 use super::kernels::RankKernels;
-use super::{Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper, BORDER_ARGS};
+use super::{
+    lagged_plan_holds, Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper,
+    BORDER_ARGS, INF_BITS,
+};
 use crate::comm::Comm;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -57,6 +60,12 @@ pub struct Ranked<'g, 'c> {
     /// The next step's stage 1, recorded during this one (see `step`); dropped wherever
     /// the next step may differ (a rebalance, the end of a run of steps).
     next_stage1: Option<[wgpu::CommandBuffer; 2]>,
+    /// The status copy of the last step, whose end planned the next step from the lagged
+    /// CFL limit before the ranks agreed on the new one (see `settle`).
+    unsettled: Option<Submitted>,
+    /// The agreed CFL limit of the state the next step starts from, as `sim.cfl_limit`
+    /// holds it on one rank (f32 bits; INF_BITS where no block set one).
+    cfl_limit: u32,
     /// Timestamps around every pass of the steps `gpu_pass_seconds` times, or of every
     /// step when profiling.
     pass_timing: Option<PassTiming>,
@@ -173,6 +182,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .filter(|_| comm.size() > 1)
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
             next_stage1: None,
+            unsettled: None,
+            cfl_limit: INF_BITS,
             pass_timing: None,
             spin_waits: spins_while_waiting(gpu, comm),
         };
@@ -193,7 +204,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
                     block: global[block as usize],
                 },
                 e => e,
-            })
+            })?;
+        self.unsettled = None;
+        self.cfl_limit = self.sim.record().cfl_limit;
+        Ok(())
     }
 
     pub fn status(&self) -> &Status {
@@ -359,25 +373,39 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
     }
 
-    /// One step on every rank; returns this rank's status record from before the clock
-    /// moved (dt is the step just taken).
+    /// One step on every rank. Returns the status record of the step before it (from
+    /// before the clock moved: dt is that step's), once the ranks have agreed on the CFL
+    /// limit its end left; None for the first step of a run of steps.
+    ///
+    /// A step's end plans the next dt from the limit agreed a step earlier (timestep.wgsl,
+    /// `lagged_cfl_step`), so the next step's stage 1 follows on the GPU at once, and the
+    /// ranks agree on the new limit while it runs (`settle`). Where the plan does not hold
+    /// (the limit fell by more than the margin), the step is planned again and its stage 1
+    /// runs again before stage 2 writes anything: one rank takes the same dt at once.
     ///
     /// Every command buffer is recorded while the GPU is busy with earlier work, the next
     /// step's stage 1 included, so that no recording sits between a host wait and the work
     /// it releases (the border blocks' passes take microseconds). On two H100s this alone
     /// was within the noise of sleeping waits (docs/benchmarks.md).
-    fn step(&mut self) -> Result<SimRecord> {
+    fn step(&mut self) -> Result<Option<SimRecord>> {
         let [border1, internal1] = match self.next_stage1.take() {
             Some(recorded) => recorded,
             None => self.record_stage1(0),
         };
-        let t = &self.transfer;
-        let (sends_cells, sends_flags) = (total(&t.send_cells) > 0, total(&t.send_flags) > 0);
-        let a = self.submit_reading(border1, &[(&t.host_strips, sends_cells)]);
-        self.sim.gpu.queue.submit([internal1]);
+        let mut a = self.submit_stage1(border1, internal1);
+        let settled = self.settle()?;
+        if let Some((record, replan)) = &settled {
+            if record.bad_block != 0 {
+                return Ok(settled.map(|(r, _)| r));
+            }
+            if *replan {
+                a = self.run_stage1_again(a)?;
+            }
+        }
         let [border2, internal2] = self.record_stage2();
         self.swap(&a, false)?;
         let t = &self.transfer;
+        let (sends_cells, sends_flags) = (total(&t.send_cells) > 0, total(&t.send_flags) > 0);
         let filled = [(&t.host_strips, sends_cells), (&t.host_flags, sends_flags)];
         let c = self.submit_reading(border2, &filled);
         self.received_read_by(c.index.clone());
@@ -385,11 +413,108 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.swap(&c, true)?;
         let tail = self.record_tail();
         self.next_stage1 = Some(self.record_stage1(1));
-        self.wait(&dd)?;
-        let record = self.agree_on_dt()?;
+        // The step's end plans the next dt from the agreed limit alone (`sim.cfl_limit`).
+        self.sim.set_dt_min(INF_BITS);
         let index = self.sim.gpu.queue.submit([tail]);
         self.received_read_by(index);
-        Ok(record)
+        self.unsettled = Some(dd);
+        Ok(settled.map(|(r, _)| r))
+    }
+
+    /// Submits a stage 1: the border blocks with their strips (returned, to be swapped),
+    /// then the internal blocks.
+    fn submit_stage1(
+        &self,
+        border: wgpu::CommandBuffer,
+        internal: wgpu::CommandBuffer,
+    ) -> Submitted {
+        let sends_cells = total(&self.transfer.send_cells) > 0;
+        let a = self.submit_reading(border, &[(&self.transfer.host_strips, sends_cells)]);
+        self.sim.gpu.queue.submit([internal]);
+        a
+    }
+
+    /// The step planned again from the agreed limits (`settle` wrote them) and its stage 1
+    /// run again; the strips of the first run, `first`, are dropped unsent.
+    fn run_stage1_again(&mut self, first: Submitted) -> Result<Submitted> {
+        if !first.maps.is_empty() {
+            self.wait(&first)?;
+            read_mapped(&self.transfer.host_strips, 0);
+        }
+        self.submit_replan();
+        let [border1, internal1] = self.record_stage1(0);
+        Ok(self.submit_stage1(border1, internal1))
+    }
+
+    /// Agrees with the other ranks on the CFL limit the last step's end left, from its
+    /// status copy; returns that record (with `bad_block` set where any rank went
+    /// unstable) and whether the step planned from the lagged limit must be planned again,
+    /// in which case the limits `replan_step` reads are written. None when no step is
+    /// waiting.
+    fn settle(&mut self) -> Result<Option<(SimRecord, bool)>> {
+        let Some(status) = self.unsettled.take() else {
+            return Ok(None);
+        };
+        self.wait(&status)?;
+        let size = std::mem::size_of::<SimRecord>();
+        let mut record: SimRecord = *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size));
+        let start = Instant::now();
+        // An unstable rank offers 0 (no real step limit is that short): every rank learns
+        // of it from the reduction it makes anyway, and all stop together.
+        let offer = if record.bad_block != 0 {
+            UNSTABLE_SOMEWHERE
+        } else {
+            record.dt_min_bits
+        };
+        let global = self.comm.min_u32(offer);
+        self.add_wait(|w| w.reduce_s += start.elapsed().as_secs_f64());
+        if global == UNSTABLE_SOMEWHERE {
+            if record.bad_block == 0 {
+                record.bad_block = ON_ANOTHER_RANK;
+            }
+            return Ok(Some((record, false)));
+        }
+        // An idle step's end plans nothing from the limits (every rank idles together).
+        if record.dt == 0.0 {
+            return Ok(Some((record, false)));
+        }
+        let before = self.cfl_limit;
+        let replan = !lagged_plan_holds(before, global);
+        self.cfl_limit = global;
+        if replan {
+            self.sim.set_cfl_limit(before);
+            self.sim.set_dt_min(global);
+        } else {
+            self.sim.set_cfl_limit(global);
+        }
+        Ok(Some((record, replan)))
+    }
+
+    /// The step about to be taken planned again (timestep.wgsl, `replan_step`).
+    fn submit_replan(&self) {
+        let s = &self.sim;
+        let mut e = self.encoder();
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
+            pass.set_pipeline(&s.kernels.replan_step);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        s.gpu.queue.submit([e.finish()]);
+    }
+
+    /// Settles the last step (see `settle`) at the end of a run of steps, planning the
+    /// next one again where needed, so the GPU holds the clock one rank would.
+    fn settle_last_step(&mut self) -> Result<()> {
+        let Some((record, replan)) = self.settle()? else {
+            return Ok(());
+        };
+        self.check(&record)?;
+        if replan {
+            self.submit_replan();
+        }
+        Ok(())
     }
 
     /// Submits `commands` and asks for the buffers it copies to (those marked true; a rank
@@ -510,28 +635,6 @@ impl<'g, 'c> Ranked<'g, 'c> {
         e.finish()
     }
 
-    /// Reads this rank's status record and agrees with the others on the step's dt, which
-    /// it writes where the step's end reads it.
-    fn agree_on_dt(&mut self) -> Result<SimRecord> {
-        let size = std::mem::size_of::<SimRecord>();
-        let mut record: SimRecord = *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size));
-        let start = Instant::now();
-        // An unstable rank offers 0 (no real step limit is that short): every rank learns
-        // of it from the dt reduction it makes anyway, and all stop together.
-        let offer = if record.bad_block != 0 {
-            UNSTABLE_SOMEWHERE
-        } else {
-            record.dt_min_bits
-        };
-        let global = self.comm.min_u32(offer);
-        if global == UNSTABLE_SOMEWHERE && record.bad_block == 0 {
-            record.bad_block = ON_ANOTHER_RANK;
-        }
-        self.add_wait(|w| w.reduce_s += start.elapsed().as_secs_f64());
-        self.sim.set_dt_min(global);
-        Ok(record)
-    }
-
     /// Steps until the clock sits exactly on `target` (every rank calls this together), or
     /// short of it when a signal asks the run to stop.
     pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {
@@ -543,24 +646,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let mut stopped = false;
         loop {
             let started = Instant::now();
-            let r = self.step()?;
+            // The record is of the step before the one just submitted: when that one
+            // reached the target, the step after it idles.
+            let Some(r) = self.step()? else {
+                continue;
+            };
             let step_s = started.elapsed().as_secs_f64();
-            if r.bad_block != 0 {
-                return Err(Error::Unstable {
-                    t: r.t_hi as f64 + r.t_lo as f64,
-                    block: match r.bad_block {
-                        ON_ANOTHER_RANK => NONE,
-                        b => self.global_ids[b as usize - 1],
-                    },
-                });
-            }
-            if !r.dt.is_finite() || r.dt < 0.0 {
-                return Err(Error::Gpu(format!(
-                    "rank {}: the solution diverged near t = {} s",
-                    self.comm.rank(),
-                    r.t_hi
-                )));
-            }
+            self.check(&r)?;
             self.status.t = r.t_hi as f64 + r.t_lo as f64 + r.dt as f64;
             self.status.steps = (((r.step_hi as u64) << 32) | r.step_lo as u64) + 1;
             progress(&self.status);
@@ -575,16 +667,39 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             if self.balance_due(&r, step_s) {
                 self.next_stage1 = None;
+                self.settle_last_step()?;
                 self.balance()?;
                 self.sim.set_target(target);
             }
         }
         self.next_stage1 = None;
+        self.settle_last_step()?;
         self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
         if !stopped {
             self.status.t = target;
+        }
+        Ok(())
+    }
+
+    /// Turns a settled record of an unstable or diverged step into the run's error.
+    fn check(&self, r: &SimRecord) -> Result<()> {
+        if r.bad_block != 0 {
+            return Err(Error::Unstable {
+                t: r.t_hi as f64 + r.t_lo as f64,
+                block: match r.bad_block {
+                    ON_ANOTHER_RANK => NONE,
+                    b => self.global_ids[b as usize - 1],
+                },
+            });
+        }
+        if !r.dt.is_finite() || r.dt < 0.0 {
+            return Err(Error::Gpu(format!(
+                "rank {}: the solution diverged near t = {} s",
+                self.comm.rank(),
+                r.t_hi
+            )));
         }
         Ok(())
     }
@@ -600,10 +715,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.next_stage1 = None; // an earlier call may have stopped on an error
         self.sim.set_target(f64::MAX / 4.0);
         for _ in 0..n {
-            self.step()?;
+            if let Some(r) = self.step()? {
+                self.check(&r)?;
+            }
             self.count_timed_step();
         }
         self.next_stage1 = None;
+        self.settle_last_step()?;
         self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();

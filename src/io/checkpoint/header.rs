@@ -78,6 +78,7 @@ pub struct Values {
     pub t: (f32, f32),
     pub steps: u64,
     pub dt_cfl: f32,
+    pub cfl_limit: f32,
     pub cell_updates: u64,
     pub rain: (f32, f32),
     pub peak_clock: PeakClock,
@@ -150,6 +151,7 @@ pub fn values(h: &Value, model: &Model) -> Result<Values, String> {
             &h["dt_cfl"],
         ));
     }
+    let cfl_limit = cfl_limit(h, dt_cfl)?;
     let rain = pair(h, "rain_hi", "rain_lo")?;
     if rain.0 < 0.0 {
         return Err(bad(
@@ -181,6 +183,7 @@ pub fn values(h: &Value, model: &Model) -> Result<Values, String> {
         t,
         steps,
         dt_cfl,
+        cfl_limit,
         cell_updates: whole(h, "cell_updates")?,
         rain,
         peak_clock,
@@ -188,6 +191,27 @@ pub fn values(h: &Value, model: &Model) -> Result<Values, String> {
         files: files(h)?,
         label_decimals: label_decimals as usize,
     })
+}
+
+/// The CFL limit of the state (min dx / speed, s), null where no block set one. A
+/// checkpoint from before the key was written has none either: its restart takes its
+/// first dt from its CFL step alone, as those runs did.
+fn cfl_limit(h: &Value, dt_cfl: f32) -> Result<f32, String> {
+    let key = "cfl_limit";
+    if h[key].is_null() {
+        return Ok(f32::INFINITY);
+    }
+    // The CFL step is at most the limit times the CFL number (at most 1): a limit shorter
+    // than the step, or not positive, is no run's.
+    let limit = single(h, key)?;
+    if limit <= 0.0 || limit < dt_cfl * 0.5 {
+        return Err(bad(
+            key,
+            &format!("null or a limit of at least half the CFL step dt_cfl = {dt_cfl} s"),
+            &h[key],
+        ));
+    }
+    Ok(limit)
 }
 
 fn series(h: &Value) -> Result<Vec<SeriesMark>, String> {

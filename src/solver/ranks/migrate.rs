@@ -510,6 +510,7 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
         steps: clock.steps,
         cell_updates: clock.cell_updates,
         dt_cfl: clock.dt_cfl,
+        cfl_limit: clock.cfl_limit,
         rain: clock.rain,
         block_volume: blocks.iter().map(|b| b.volume).collect(),
         maxima: blocks
