@@ -143,6 +143,34 @@ fn two_three_and_four_ranks_write_the_same_files_as_one() {
     }
 }
 
+/// Sixteen processes share the one GPU (more ranks than GPUs, as a cluster job may start
+/// to try an exchange pattern): every rank holds a handful of blocks, most of them beside
+/// other ranks', and the files are one rank's, byte for byte.
+#[test]
+fn sixteen_ranks_on_one_gpu_write_the_same_files_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("mpi-check.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let one = dir.path().join("one");
+    run_alone(&scenario, &one, &[]);
+    let expected = common::result_files(&one);
+    let out = dir.path().join("ranks16");
+    let (code, stderr, took) = mpirun(16, &scenario, &out, &[]);
+    println!("16 ranks: {took:?}");
+    assert_eq!(code, Some(0), "16 ranks failed: {stderr}");
+    assert_eq!(common::result_files(&out), expected);
+    for name in &expected {
+        let (a, b) = (
+            std::fs::read(one.join(name)).unwrap(),
+            std::fs::read(out.join(name)).unwrap(),
+        );
+        assert!(a == b, "{name} differs between 1 and 16 ranks");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["ranks"], 16);
+}
+
 #[test]
 fn a_checkpoint_of_one_rank_restarts_on_three_with_the_same_bits() {
     let dir = tempfile::tempdir().unwrap();

@@ -60,6 +60,9 @@ pub struct Ranked<'g, 'c> {
     /// The next step's stage 1, recorded during this one (see `step`); dropped wherever
     /// the next step may differ (a rebalance, the end of a run of steps).
     next_stage1: Option<[wgpu::CommandBuffer; 2]>,
+    /// The next step's stage 1, submitted with this step's end where that step is not
+    /// timed: one submission boundary fewer per step (see `step`).
+    started_stage1: Option<Submitted>,
     /// The status copy of the last step, whose end planned the next step from the lagged
     /// CFL limit before the ranks agreed on the new one (see `settle`).
     unsettled: Option<Submitted>,
@@ -182,6 +185,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .filter(|_| comm.size() > 1)
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
             next_stage1: None,
+            started_stage1: None,
             unsettled: None,
             cfl_limit: INF_BITS,
             pass_timing: None,
@@ -388,11 +392,16 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// it releases (the border blocks' passes take microseconds). On two H100s this alone
     /// was within the noise of sleeping waits (docs/benchmarks.md).
     fn step(&mut self) -> Result<Option<SimRecord>> {
-        let [border1, internal1] = match self.next_stage1.take() {
-            Some(recorded) => recorded,
-            None => self.record_stage1(0),
+        let mut a = match self.started_stage1.take() {
+            Some(started) => started,
+            None => {
+                let [border1, internal1] = match self.next_stage1.take() {
+                    Some(recorded) => recorded,
+                    None => self.record_stage1(0),
+                };
+                self.submit_stage1(border1, internal1)
+            }
         };
-        let mut a = self.submit_stage1(border1, internal1);
         let settled = self.settle()?;
         if let Some((record, replan)) = &settled {
             if record.bad_block != 0 {
@@ -412,13 +421,44 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let dd = self.submit_reading(internal2, &[(&self.staging_sim, true)]);
         self.swap(&c, true)?;
         let tail = self.record_tail();
-        self.next_stage1 = Some(self.record_stage1(1));
+        let next_timed = self.pass(0, 1).timestamp_writes.is_some();
+        let [border1, internal1] = self.record_stage1(1);
         // The step's end plans the next dt from the agreed limit alone (`sim.cfl_limit`).
         self.sim.set_dt_min(INF_BITS);
-        let index = self.sim.gpu.queue.submit([tail]);
-        self.received_read_by(index);
+        if next_timed {
+            // Timestamps are recorded for a step's window: the next step may need them
+            // recorded again (`count_timed_step`), so it submits its stage 1 itself.
+            let index = self.sim.gpu.queue.submit([tail]);
+            self.received_read_by(index);
+            self.next_stage1 = Some([border1, internal1]);
+        } else {
+            // The next step's border pass in the same submission as this step's end: the
+            // GPU goes from one to the other without a submission boundary between them.
+            let sends_cells = total(&self.transfer.send_cells) > 0;
+            let index = self.sim.gpu.queue.submit([tail, border1]);
+            self.received_read_by(index.clone());
+            let maps = if sends_cells {
+                vec![crate::gpu::request_read(&self.transfer.host_strips)]
+            } else {
+                Vec::new()
+            };
+            self.sim.gpu.queue.submit([internal1]);
+            self.started_stage1 = Some(Submitted { index, maps });
+        }
         self.unsettled = Some(dd);
         Ok(settled.map(|(r, _)| r))
+    }
+
+    /// Forgets the next step's stage 1, recorded or already running (a stage 1 writes only
+    /// U* and its blocks' stage-1 discharge, which the next stage 1 writes again); its
+    /// strips, if it packed any, are unmapped unread.
+    fn drop_next_stage1(&mut self) {
+        self.next_stage1 = None;
+        if let Some(started) = self.started_stage1.take() {
+            if !started.maps.is_empty() && self.wait(&started).is_ok() {
+                read_mapped(&self.transfer.host_strips, 0);
+            }
+        }
     }
 
     /// Submits a stage 1: the border blocks with their strips (returned, to be swapped),
@@ -641,7 +681,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         if target <= self.status.t && self.status.at_target {
             return Ok(());
         }
-        self.next_stage1 = None; // an earlier call may have stopped on an error
+        self.drop_next_stage1(); // an earlier call may have stopped on an error
         self.sim.set_target(target);
         let mut stopped = false;
         loop {
@@ -666,13 +706,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 break;
             }
             if self.balance_due(&r, step_s) {
-                self.next_stage1 = None;
+                self.drop_next_stage1();
                 self.settle_last_step()?;
                 self.balance()?;
                 self.sim.set_target(target);
             }
         }
-        self.next_stage1 = None;
+        self.drop_next_stage1();
         self.settle_last_step()?;
         self.close_profile_window();
         self.sim.refresh_status()?;
@@ -712,7 +752,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// Exactly `n` steps, with no target in sight (benchmarks).
     pub fn run_steps(&mut self, n: u64) -> Result<()> {
-        self.next_stage1 = None; // an earlier call may have stopped on an error
+        self.drop_next_stage1(); // an earlier call may have stopped on an error
         self.sim.set_target(f64::MAX / 4.0);
         for _ in 0..n {
             if let Some(r) = self.step()? {
@@ -720,7 +760,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             self.count_timed_step();
         }
-        self.next_stage1 = None;
+        self.drop_next_stage1();
         self.settle_last_step()?;
         self.close_profile_window();
         self.sim.refresh_status()?;
@@ -753,7 +793,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let Some(clock) = pass_clock::PassClock::new(self.sim.gpu) else {
             return false;
         };
-        self.next_stage1 = None;
+        self.drop_next_stage1();
         self.pass_timing = Some(PassTiming {
             clock,
             step: 0,
@@ -790,7 +830,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         };
         t.step += 1;
         if t.step == pass_clock::TIMED_STEPS && t.totals.is_some() {
-            self.next_stage1 = None;
+            self.drop_next_stage1();
             self.close_profile_window();
         }
     }
