@@ -15,8 +15,11 @@ Step time on P GPUs for N cells (n = N/P per GPU), one exchange per Runge-Kutta 
   s           strips two cells deep, 16 bytes per cell, along the perimeter of a compact
               (Hilbert) piece: about 4 * sqrt(n) cells.
 
-Usage: tools/scaling_model.py [calibration.json]  (defaults: the 2x H200 figures in
-docs/benchmarks.md). Prints the calibration fit, its prediction for the calibration's
+Usage: tools/scaling_model.py [calibration.json] [--plot out.png]  (defaults: the 2x H200
+figures in docs/benchmarks.md). With --plot, draws the predicted efficiency for 82 M cells
+against the GPU count beside the measured 2- and 4-GPU points and the documents' 85% at 64,
+and what the same step would give if its fixed cost (t_sync and the exchanges) were paid
+once per window of k steps. Prints the calibration fit, its prediction for the calibration's
 4-GPU runs where it has them ("four_gpus", not fitted), and the predicted efficiency for
 the documents' 82 M-cell strong-scaling case at 16, 64 and 256 GPUs.
 """
@@ -50,7 +53,9 @@ def fit_gpu(points):
     return rate, max(0.0, t0 - n0 / rate)
 
 
-def model(cal):
+def model(cal, window=1):
+    """The step time model; `window` > 1 pays the fixed host cost and the exchanges once
+    per that many steps (what issue 23's communication-avoiding windows aim at)."""
     rate, launch = fit_gpu(cal["one_gpu"])
     t_gpu = lambda n: n / rate + launch
     syncs = [ms * 1e-3 - t_gpu(n / 2) for n, ms in cal["two_gpus"]]
@@ -68,13 +73,54 @@ def model(cal):
         # The exchange overlaps the internal blocks of the same stage.
         internal = max(0.0, (n - 4 * 16 * math.sqrt(n)) / rate / 2)
         exposed = max(0.0, msg - internal)
-        return t_gpu(n) + t_sync + 2 * exposed + cal["reduce_latency_s"] * math.log2(p)
+        fixed = t_sync + 2 * exposed + cal["reduce_latency_s"] * math.log2(p)
+        return t_gpu(n) + fixed / window
 
     return rate, launch, t_sync, step
 
 
+def plot(cal, path, total=82e6):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    gpus = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for window, style in [(1, "-"), (4, "--"), (8, ":")]:
+        step = model(cal, window)[3]
+        base = step(total, 1)
+        label = "model, this step" if window == 1 else f"model, fixed cost once per {window} steps"
+        ax.plot(gpus, [100 * base / step(total, p) / p for p in gpus], style, color="C0", label=label)
+    one = dict((n, ms) for n, ms in cal["one_gpu"])
+    for k, (key, p) in enumerate([("two_gpus", 2), ("four_gpus", 4)]):
+        for n, ms in cal.get(key, []):
+            if n in one:
+                ax.plot([p], [100 * one[n] / ms / p], "o", color=f"C{k + 1}",
+                        label=f"measured, {p} GPUs" if n == cal[key][0][0] else None)
+                ax.annotate(f"{n / 1e6:.0f} M", (p, 100 * one[n] / ms / p), fontsize=7,
+                            xytext=(4, -3), textcoords="offset points")
+    ax.plot([64], [85], "s", color="C3", label="documents: PARFLOOD, 82 M cells, P100s")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(gpus, [str(p) for p in gpus])
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("GPUs")
+    ax.set_ylabel("strong-scaling efficiency, %")
+    ax.set_title(f"{total / 1e6:.0f} M cells: {cal['machine'][:60]}", fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def main():
-    cal = DEFAULT if len(sys.argv) < 2 else json.load(open(sys.argv[1]))
+    args = sys.argv[1:]
+    out = None
+    if "--plot" in args:
+        i = args.index("--plot")
+        out = args[i + 1]
+        del args[i:i + 2]
+    cal = DEFAULT if not args else json.load(open(args[0]))
+    if out:
+        plot(cal, out)
     rate, launch, t_sync, step = model(cal)
     print(f"calibration: {cal['machine']}")
     print(f"  per-GPU rate {rate:.3e} cell updates/s, fixed per step {launch * 1e6:.0f} us, "
@@ -95,6 +141,11 @@ def main():
         t = step(total, p)
         print(f"  {p:5d} {t * 1e3:8.3f} {base / t:9.1f} {base / t / p:10.0%}")
     print("  documents (PARFLOOD, HSFC, P100): 85% at 64 GPUs")
+    for window in [4, 8]:
+        w = model(cal, window)[3]
+        eff = {p: w(total, 1) / w(total, p) / p for p in [64, 256]}
+        print(f"  with the fixed cost paid once per {window} steps: "
+              f"{eff[64]:.0%} at 64, {eff[256]:.0%} at 256")
 
 
 if __name__ == "__main__":
