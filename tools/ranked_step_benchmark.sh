@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Three builds on one 4-GPU machine: sel (before), lag (lagged CFL limit), ea (and the step's
 # end submitted with the next border pass). Then the model's calibration points and the
-# load-balancing comparison with ea.
+# load-balancing comparison with ea. Run from the repository root with the builds in
+# .bench/quadflood-{sel,lag,ea} (cargo build --release --no-default-features --features mpi)
+# and the Vulkan loader in .gl/ (docs/development.md); OUT is where the results go.
 set -u
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader > $OUT/gpu.txt
