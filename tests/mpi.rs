@@ -111,8 +111,11 @@ fn run_alone(scenario: &Path, out: &Path, extra: &[&str]) {
     assert!(status.success());
 }
 
+/// Sixteen processes share the one GPU at the end (more ranks than GPUs, as a cluster job
+/// may start to try an exchange pattern): each holds a handful of blocks, most of them
+/// beside other ranks'.
 #[test]
-fn two_three_and_four_ranks_write_the_same_files_as_one() {
+fn two_three_four_and_sixteen_ranks_write_the_same_files_as_one() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("mpi-check.toml");
     std::fs::write(&scenario, SCENARIO).unwrap();
@@ -123,52 +126,36 @@ fn two_three_and_four_ranks_write_the_same_files_as_one() {
     assert!(expected.contains(&"mass_balance.csv".to_string()));
     // Three ranks copy their strips through staging buffers instead of writing and reading
     // them in mappable ones (QUADFLOOD_STRIPS=copied): the same bits either way.
-    for (ranks, strips) in [(2, "direct"), (3, "copied"), (4, "direct")] {
+    for (ranks, strips) in [(2, "direct"), (3, "copied"), (4, "direct"), (16, "direct")] {
         let out = dir.path().join(format!("ranks{ranks}"));
         let (code, stderr, took) = mpirun(ranks, &scenario, &out, &[("QUADFLOOD_STRIPS", strips)]);
         println!("{ranks} ranks, strips {strips}: {took:?}");
         assert_eq!(code, Some(0), "{ranks} ranks failed: {stderr}");
-        assert_eq!(common::result_files(&out), expected);
-        for name in &expected {
-            let (a, b) = (
-                std::fs::read(one.join(name)).unwrap(),
-                std::fs::read(out.join(name)).unwrap(),
-            );
-            assert!(a == b, "{name} differs between 1 and {ranks} ranks");
-        }
-        let summary: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
-        assert_eq!(summary["ranks"], ranks);
+        let summary = same_files_as_one(&one, &out, &expected, ranks);
         assert_eq!(summary["per_rank"].as_array().unwrap().len(), ranks);
     }
 }
 
-/// Sixteen processes share the one GPU (more ranks than GPUs, as a cluster job may start
-/// to try an exchange pattern): every rank holds a handful of blocks, most of them beside
-/// other ranks', and the files are one rank's, byte for byte.
-#[test]
-fn sixteen_ranks_on_one_gpu_write_the_same_files_as_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = dir.path().join("mpi-check.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
-    let one = dir.path().join("one");
-    run_alone(&scenario, &one, &[]);
-    let expected = common::result_files(&one);
-    let out = dir.path().join("ranks16");
-    let (code, stderr, took) = mpirun(16, &scenario, &out, &[]);
-    println!("16 ranks: {took:?}");
-    assert_eq!(code, Some(0), "16 ranks failed: {stderr}");
-    assert_eq!(common::result_files(&out), expected);
-    for name in &expected {
+/// A run of `ranks` ranks into `out` wrote the files `expected` that one rank wrote into
+/// `one`, byte for byte, and says how many ranks it had; returns its summary.
+fn same_files_as_one(
+    one: &Path,
+    out: &Path,
+    expected: &[String],
+    ranks: usize,
+) -> serde_json::Value {
+    assert_eq!(common::result_files(out), expected);
+    for name in expected {
         let (a, b) = (
             std::fs::read(one.join(name)).unwrap(),
             std::fs::read(out.join(name)).unwrap(),
         );
-        assert!(a == b, "{name} differs between 1 and 16 ranks");
+        assert!(a == b, "{name} differs between 1 and {ranks} ranks");
     }
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["ranks"], 16);
+    assert_eq!(summary["ranks"], ranks);
+    summary
 }
 
 #[test]
