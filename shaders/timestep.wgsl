@@ -42,7 +42,11 @@ fn end_step(dt: f32, replan: bool) -> vec3<f32> {
         sim.list_count_levels = atomicExchange(&sim.scan_count_levels, 0u);
     }
     if ((dt != 0.0 || replan) && dt != RESUMED_SCAN) {
-        dt_cfl = lagged_cfl_step(atomicExchange(&sim.dt_min_bits, INF_BITS), dt_cfl);
+        // One rank of several ends a step before the ranks agree on its limit: it plans
+        // from the lagged one alone, and the host plans again where that does not hold.
+        let bits = atomicExchange(&sim.dt_min_bits, INF_BITS);
+        let ahead = (params.flags & FLAG_PLAN_AHEAD) != 0u && dt > 0.0 && !replan;
+        dt_cfl = lagged_cfl_step(select(bits, INF_BITS, ahead), dt_cfl);
     }
     let remaining = df_diff(target_t, t, params.one);
     let wanted = min(dt_cfl, params.dt_max);

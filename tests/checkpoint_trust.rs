@@ -320,6 +320,49 @@ fn header_values_out_of_range_are_refused_and_never_hang_the_run() {
     }
 }
 
+/// A checkpoint written before the header kept the CFL limit (no `cfl_limit` key) still
+/// restarts: it takes its first dt from its CFL step alone, as those runs did. A null
+/// limit is read the same way.
+#[test]
+fn a_checkpoint_without_the_cfl_limit_still_restarts() {
+    let w = written();
+    let bytes = std::fs::read(&w.checkpoint).unwrap();
+    let (first, header, rest) = split(&bytes);
+    assert!(
+        header["cfl_limit"].is_number(),
+        "the run wrote its limit: {header}"
+    );
+    for (name, without) in [("missing", None), ("null", Some(serde_json::Value::Null))] {
+        let mut h = header.clone();
+        match without {
+            None => h.as_object_mut().unwrap().remove("cfl_limit"),
+            Some(v) => h.as_object_mut().unwrap().insert("cfl_limit".into(), v),
+        };
+        let file = w.dir.path().join(format!("{name}.qfck"));
+        std::fs::write(&file, join(&first, &h, &rest)).unwrap();
+        // The restart goes on with the series its run wrote.
+        let out = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(w.checkpoint.parent().unwrap()).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "csv") {
+                std::fs::copy(&path, out.path().join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let o = quadflood(&[
+            "run",
+            w.scenario.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+            "--quiet",
+            "--restart",
+            file.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "cfl_limit {name}: {stderr}");
+        assert!(out.path().join("summary.json").exists(), "cfl_limit {name}");
+    }
+}
+
 /// The previous format is refused with a message that says so.
 #[test]
 fn a_checkpoint_of_the_previous_format_is_refused_clearly() {

@@ -35,6 +35,7 @@ const FLAG_SKIP_DRY: u32 = 1;
 const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_END_IN_STAGE2: u32 = 8;
 const FLAG_CLASSES_IN_ORDER: u32 = 16;
+const FLAG_PLAN_AHEAD: u32 = 32;
 const INF_BITS: u32 = 0x7f80_0000;
 /// `sim.dt` of a restart's initial scan (timestep.wgsl).
 const RESUMED_SCAN: f32 = -2.0;
@@ -319,6 +320,9 @@ pub struct Split {
     /// Stage 2's last workgroup ends the step, in place of a dispatch of its own (see
     /// `END_IN_STAGE2_MAX_BLOCKS`).
     pub end_in_stage2: bool,
+    /// One rank of several: a step's end plans the next dt from the lagged CFL limit alone,
+    /// before the ranks agree on the new one (timestep.wgsl, src/solver/ranks.rs `settle`).
+    pub plans_ahead: bool,
 }
 
 /// Blocks up to which a one-rank grid ends its steps in stage 2 (`Split::end_in_stage2`):
@@ -356,6 +360,7 @@ impl Split {
             border,
             regular: if split { internal - levels } else { 0 },
             end_in_stage2: false,
+            plans_ahead: false,
         }
     }
 
@@ -607,8 +612,8 @@ impl<'g> Simulation<'g> {
     }
 
     fn refresh_status(&mut self) -> Result<()> {
-        let record: Vec<SimRecord> = self.gpu.read_buffer(&self.buffers.sim, 0, 1);
-        self.accept(&record[0])
+        let record = self.record();
+        self.accept(&record)
     }
 
     fn accept(&mut self, r: &SimRecord) -> Result<()> {
@@ -1052,6 +1057,9 @@ fn params_of(model: &Model, split: Split) -> Params {
     }
     if split.classes_in_order(&model.grid) {
         flags |= FLAG_CLASSES_IN_ORDER;
+    }
+    if split.plans_ahead {
+        flags |= FLAG_PLAN_AHEAD;
     }
     let [edge_w, edge_e, edge_s, edge_n] = model.edge_offsets();
     Params {

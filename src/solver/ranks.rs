@@ -137,7 +137,10 @@ fn spins_while_waiting(gpu: &Gpu, comm: &dyn Comm) -> bool {
 /// A rank's split. Unlike `Split::one_rank`, it never ends steps in stage 2: a rank's
 /// steps end after the CFL minimum is agreed, and read and write dispatch arguments buffer 0.
 fn split_of(local: &LocalGrid) -> Split {
-    Split::new(&local.grid, local.own as u32, local.border as u32)
+    Split {
+        plans_ahead: true,
+        ..Split::new(&local.grid, local.own as u32, local.border as u32)
+    }
 }
 
 /// Every rank's own blocks in its local order, for gathering on rank 0.
@@ -416,15 +419,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let t = &self.transfer;
         let (sends_cells, sends_flags) = (total(&t.send_cells) > 0, total(&t.send_flags) > 0);
         let filled = [(&t.host_strips, sends_cells), (&t.host_flags, sends_flags)];
-        let c = self.submit_reading(border2, &filled);
+        let c = self.submit_reading([border2], &filled);
         self.received_read_by(c.index.clone());
-        let dd = self.submit_reading(internal2, &[(&self.staging_sim, true)]);
+        let dd = self.submit_reading([internal2], &[(&self.staging_sim, true)]);
         self.swap(&c, true)?;
         let tail = self.record_tail();
         let next_timed = self.pass(0, 1).timestamp_writes.is_some();
         let [border1, internal1] = self.record_stage1(1);
-        // The step's end plans the next dt from the agreed limit alone (`sim.cfl_limit`).
-        self.sim.set_dt_min(INF_BITS);
         if next_timed {
             // Timestamps are recorded for a step's window: the next step may need them
             // recorded again (`count_timed_step`), so it submits its stage 1 itself.
@@ -435,15 +436,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
             // The next step's border pass in the same submission as this step's end: the
             // GPU goes from one to the other without a submission boundary between them.
             let sends_cells = total(&self.transfer.send_cells) > 0;
-            let index = self.sim.gpu.queue.submit([tail, border1]);
-            self.received_read_by(index.clone());
-            let maps = if sends_cells {
-                vec![crate::gpu::request_read(&self.transfer.host_strips)]
-            } else {
-                Vec::new()
-            };
+            let a = self.submit_reading(
+                [tail, border1],
+                &[(&self.transfer.host_strips, sends_cells)],
+            );
+            self.received_read_by(a.index.clone());
             self.sim.gpu.queue.submit([internal1]);
-            self.started_stage1 = Some(Submitted { index, maps });
+            self.started_stage1 = Some(a);
         }
         self.unsettled = Some(dd);
         Ok(settled.map(|(r, _)| r))
@@ -455,9 +454,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
     fn drop_next_stage1(&mut self) {
         self.next_stage1 = None;
         if let Some(started) = self.started_stage1.take() {
-            if !started.maps.is_empty() && self.wait(&started).is_ok() {
-                read_mapped(&self.transfer.host_strips, 0);
-            }
+            // A GPU that fails here fails the next submission too, with its error.
+            let _ = self.discard_strips(&started);
         }
     }
 
@@ -469,18 +467,24 @@ impl<'g, 'c> Ranked<'g, 'c> {
         internal: wgpu::CommandBuffer,
     ) -> Submitted {
         let sends_cells = total(&self.transfer.send_cells) > 0;
-        let a = self.submit_reading(border, &[(&self.transfer.host_strips, sends_cells)]);
+        let a = self.submit_reading([border], &[(&self.transfer.host_strips, sends_cells)]);
         self.sim.gpu.queue.submit([internal]);
         a
+    }
+
+    /// Waits for a stage 1's strips and unmaps them unread.
+    fn discard_strips(&self, stage1: &Submitted) -> Result<()> {
+        if !stage1.maps.is_empty() {
+            self.wait(stage1)?;
+            read_mapped(&self.transfer.host_strips, 0);
+        }
+        Ok(())
     }
 
     /// The step planned again from the agreed limits (`settle` wrote them) and its stage 1
     /// run again; the strips of the first run, `first`, are dropped unsent.
     fn run_stage1_again(&mut self, first: Submitted) -> Result<Submitted> {
-        if !first.maps.is_empty() {
-            self.wait(&first)?;
-            read_mapped(&self.transfer.host_strips, 0);
-        }
+        self.discard_strips(&first)?;
         self.submit_replan();
         let [border1, internal1] = self.record_stage1(0);
         Ok(self.submit_stage1(border1, internal1))
@@ -557,14 +561,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(())
     }
 
-    /// Submits `commands` and asks for the buffers it copies to (those marked true; a rank
-    /// with no peers copies no strips) to be mapped once it is done.
-    fn submit_reading(
+    /// Submits `commands` (one submission) and asks for the buffers they copy to (those
+    /// marked true; a rank with no peers copies no strips) to be mapped once it is done.
+    fn submit_reading<const N: usize>(
         &self,
-        commands: wgpu::CommandBuffer,
+        commands: [wgpu::CommandBuffer; N],
         filled: &[(&wgpu::Buffer, bool)],
     ) -> Submitted {
-        let index = self.sim.gpu.queue.submit([commands]);
+        let index = self.sim.gpu.queue.submit(commands);
         let maps = filled
             .iter()
             .filter(|(_, copied)| *copied)
