@@ -127,14 +127,18 @@ fn bounded(script: &str, args: &[&str], limit: Duration) -> (Option<i32>, String
 /// Restarts `scenario` from `file` into a fresh folder; a run that has not ended after a
 /// minute is killed (a checkpoint that hangs the run fails the test, not CI).
 fn restart(scenario: &Path, file: &Path) -> (Option<i32>, String) {
-    let out = tempfile::tempdir().unwrap();
+    restart_into(scenario, file, tempfile::tempdir().unwrap().path())
+}
+
+/// Restarts `scenario` from `file` into `out`, bounded as `restart`.
+fn restart_into(scenario: &Path, file: &Path, out: &Path) -> (Option<i32>, String) {
     let (code, stderr, _) = bounded(
         "exec \"$0\" \"$@\"",
         &[
             "run",
             scenario.to_str().unwrap(),
             "--out",
-            out.path().to_str().unwrap(),
+            out.to_str().unwrap(),
             "--quiet",
             "--restart",
             file.to_str().unwrap(),
@@ -348,17 +352,8 @@ fn a_checkpoint_without_the_cfl_limit_still_restarts() {
                 std::fs::copy(&path, out.path().join(path.file_name().unwrap())).unwrap();
             }
         }
-        let o = quadflood(&[
-            "run",
-            w.scenario.to_str().unwrap(),
-            "--out",
-            out.path().to_str().unwrap(),
-            "--quiet",
-            "--restart",
-            file.to_str().unwrap(),
-        ]);
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "cfl_limit {name}: {stderr}");
+        let (code, stderr) = restart_into(&w.scenario, &file, out.path());
+        assert_eq!(code, Some(0), "cfl_limit {name}: {stderr}");
         assert!(out.path().join("summary.json").exists(), "cfl_limit {name}");
     }
 }
