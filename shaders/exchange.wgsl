@@ -1,10 +1,9 @@
-// Ghost exchange between ranks: pack the cells other ranks read into a staging buffer,
-// and unpack what arrives into the ghost blocks. Index lists are built once on the host
-// (src/partition/local.rs), so each direction is one gather or scatter over a list.
-//
-// After stage 1 the cells travel as U* (a block left out of the step contributes U^n, which
-// equals its U*), and land in state_b; after stage 2 as U^{n+1}, landing in state_a, with
-// the blocks' wet flags for the dry-map.
+// Ghost exchange between ranks, once per step: pack the cells other ranks read into a
+// staging buffer, and unpack what arrives into the ghost blocks. Index lists are built once
+// on the host (src/partition/local.rs), so each direction is one gather or scatter over a
+// list. The cells travel as U^{n+1} once stage 2 is done, deep enough that the receiver
+// runs the next step's stage 1 on its side ghosts itself (stage1_ghosts), with the blocks'
+// wet flags for its border blocks' dry-map (scan_border).
 
 struct ExchangeSizes {
     send_cells: u32,
@@ -24,16 +23,7 @@ struct ExchangeSizes {
 @group(2) @binding(8) var<storage, read> recv_flags: array<u32>;
 
 @compute @workgroup_size(256)
-fn pack_stage1(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i < sizes.send_cells) {
-        let cell = send_index[i];
-        send_cells[i] = select(state_a[cell], state_b[cell], staged(cell / CELLS_PER_BLOCK));
-    }
-}
-
-@compute @workgroup_size(256)
-fn pack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn pack(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i < sizes.send_cells) {
         send_cells[i] = state_a[send_index[i]];
@@ -44,15 +34,7 @@ fn pack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 @compute @workgroup_size(256)
-fn unpack_stage1(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i < sizes.recv_cells) {
-        state_b[recv_index[i]] = recv_cells[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn unpack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn unpack(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i < sizes.recv_cells) {
         state_a[recv_index[i]] = recv_cells[i];

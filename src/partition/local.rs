@@ -1,5 +1,8 @@
 //! One rank's share of the grid: its own blocks (border blocks first, then internal ones),
-//! one layer of ghost blocks from other ranks, and what it sends and receives each stage.
+//! one layer of ghost blocks from other ranks, and what it sends and receives each step.
+//!
+//! A rank exchanges once per step: the ghosts' U^n, deep enough that it can run stage 1 on
+//! the ghosts beside its blocks itself (`needed`), and their wet flags.
 
 use super::Partition;
 use crate::grid::{BlockGrid, BlockInfo, Slot, BLOCK, CELLS_PER_BLOCK, NB_SLOTS, NONE};
@@ -22,9 +25,13 @@ pub struct LocalGrid {
     pub grid: BlockGrid,
     /// Global id of each local block.
     pub global: Vec<u32>,
-    /// Own blocks: [0, border) have a side neighbour on another rank, [border, own) do not.
+    /// Own blocks: [0, border) have a neighbour (side or corner) on another rank, [border,
+    /// own) do not.
     pub own: usize,
     pub border: usize,
+    /// Ghosts [own, own + side_ghosts) lie beside an own block's side: the rank runs their
+    /// stage 1 itself. The other ghosts touch own blocks at a corner only.
+    pub side_ghosts: usize,
     pub sends: Vec<Exchange>,
     pub recvs: Vec<Exchange>,
 }
@@ -79,22 +86,59 @@ pub fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32>
     cells
 }
 
-/// The cells `rank` receives from `from` (as (global block, cell)), for its own blocks'
-/// kernels.
+/// A block's extent in finest cells: (x0, y0, x1, y1).
+fn extent(info: &BlockInfo) -> [i64; 4] {
+    let s = 1i64 << info.level;
+    let (x0, y0) = (info.i0 as i64 * s, info.j0 as i64 * s);
+    let side = BLOCK as i64 * s;
+    [x0, y0, x0 + side, y0 + side]
+}
+
+/// The distance (in finest cells, the larger of the two axes' gaps) between two extents;
+/// 0 where they touch.
+fn gap(a: [i64; 4], b: [i64; 4]) -> i64 {
+    let gx = (a[0] - b[2]).max(b[0] - a[2]).max(0);
+    let gy = (a[1] - b[3]).max(b[1] - a[3]).max(0);
+    gx.max(gy)
+}
+
+/// How far (in cells of its own level) from a rank's blocks ghost `g`'s U^n is read in a
+/// step. A block's stage 2 reads its side neighbours' U* two cells deep; the rank computes
+/// that U* itself (stage 1 on its side ghosts), which reads two cells further, so four
+/// cells. A finer block beside a coarser one is read further: the coarse block's stage 1
+/// reads two coarse cells (four fine) of it, from coarse cells up to three of their own
+/// from the rank's blocks, so ten.
+fn reach(grid: &BlockGrid, g: usize) -> i64 {
+    let level = grid.blocks[g].level;
+    let coarser_beside = side_neighbours(grid, g).any(|(_, n)| grid.blocks[n].level > level);
+    (if coarser_beside { 10 } else { 4 }) << level
+}
+
+/// The cells `rank` receives from `from` (as (global block, cell)) each step: the U^n its
+/// own blocks' two stages read, its own stage 1 on the ghosts beside them included: every
+/// cell of a ghost owned by `from` that lies within `reach` of a block of `rank` it touches.
 fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32, u32)> {
-    let mut set = BTreeSet::new();
-    for b in p.blocks_of(rank) {
-        for (side, n) in side_neighbours(grid, b) {
-            if p.owner[n] as usize == from {
-                set.extend(
-                    cells_read(grid, b, side, n)
-                        .into_iter()
-                        .map(|c| (n as u32, c)),
-                );
+    let mut cells = Vec::new();
+    for g in ghosts_of(grid, p, rank) {
+        let g = g as usize;
+        if p.owner[g] as usize != from {
+            continue;
+        }
+        let mine: Vec<[i64; 4]> = all_neighbours(grid, g)
+            .filter(|&n| p.owner[n] as usize == rank)
+            .map(|n| extent(&grid.blocks[n]))
+            .collect();
+        let (s, [x0, y0, ..]) = (1i64 << grid.blocks[g].level, extent(&grid.blocks[g]));
+        let reach = reach(grid, g);
+        for c in 0..CELLS_PER_BLOCK {
+            let (i, j) = ((c % BLOCK) as i64, (c / BLOCK) as i64);
+            let cell = [x0 + i * s, y0 + j * s, x0 + (i + 1) * s, y0 + (j + 1) * s];
+            if mine.iter().any(|&m| gap(cell, m) < reach) {
+                cells.push((g as u32, c as u32));
             }
         }
     }
-    set.into_iter().collect()
+    cells
 }
 
 /// Remote blocks next to a rank's own blocks (sides and corners).
@@ -105,6 +149,27 @@ fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
         .filter(|&n| p.owner[n] as usize != rank)
         .map(|n| n as u32)
         .collect()
+}
+
+/// Block `b`'s neighbour slots, renumbered locally. Ghosts keep the neighbours the rank
+/// holds, since it runs stage 1 on some of them; where a side faces two finer blocks and
+/// the rank holds one, both slots name that one: the kernels take a side whose first slot
+/// is empty for the domain's edge, and the cells the other slot would give are never read.
+fn held_neighbours(grid: &BlockGrid, b: usize, local: &HashMap<u32, u32>) -> [u32; NB_SLOTS] {
+    let mut slots = [NONE; NB_SLOTS];
+    for (s, slot) in slots.iter_mut().enumerate() {
+        let n = grid.neighbours[b * NB_SLOTS + s];
+        *slot = local.get(&n).copied().unwrap_or(NONE);
+    }
+    for &(s0, s1) in &SIDES {
+        let (s0, s1) = (s0 as usize, s1 as usize);
+        if slots[s0] == NONE {
+            slots[s0] = slots[s1];
+        } else if slots[s1] == NONE && grid.neighbours[b * NB_SLOTS + s1] != NONE {
+            slots[s1] = slots[s0];
+        }
+    }
+    slots
 }
 
 /// The ranks that hold each block under `p`: its owner, then every rank for which it is a
@@ -126,16 +191,20 @@ pub fn holders(grid: &BlockGrid, p: &Partition) -> Vec<Vec<u32>> {
 impl LocalGrid {
     pub fn new(grid: &BlockGrid, p: &Partition, rank: usize) -> LocalGrid {
         let own_blocks = p.blocks_of(rank);
-        let remote_side =
-            |b: usize| side_neighbours(grid, b).any(|(_, n)| p.owner[n] as usize != rank);
+        let remote = |b: usize| all_neighbours(grid, b).any(|n| p.owner[n] as usize != rank);
         let (border, internal): (Vec<usize>, Vec<usize>) =
-            own_blocks.iter().partition(|&&b| remote_side(b));
+            own_blocks.iter().partition(|&&b| remote(b));
         let ghosts = ghosts_of(grid, p, rank);
+        let beside_mine = |g: u32| {
+            side_neighbours(grid, g as usize).any(|(_, n)| p.owner[n] as usize == rank)
+        };
+        let (side_ghosts, corner_ghosts): (Vec<u32>, Vec<u32>) =
+            ghosts.iter().partition(|&&g| beside_mine(g));
         let global: Vec<u32> = border
             .iter()
             .chain(&internal)
             .map(|&b| b as u32)
-            .chain(ghosts.iter().copied())
+            .chain(side_ghosts.iter().chain(&corner_ghosts).copied())
             .collect();
         let local: HashMap<u32, u32> = global
             .iter()
@@ -145,17 +214,9 @@ impl LocalGrid {
         let own = own_blocks.len();
         let mut blocks: Vec<BlockInfo> = Vec::with_capacity(global.len());
         let mut neighbours = Vec::with_capacity(global.len() * NB_SLOTS);
-        for (l, &g) in global.iter().enumerate() {
+        for &g in &global {
             blocks.push(grid.blocks[g as usize]);
-            for s in 0..NB_SLOTS {
-                let n = grid.neighbours[g as usize * NB_SLOTS + s];
-                let mapped = if l < own && n != NONE {
-                    local[&n]
-                } else {
-                    NONE
-                };
-                neighbours.push(mapped);
-            }
+            neighbours.extend(held_neighbours(grid, g as usize, &local));
         }
         let peers: BTreeSet<usize> = ghosts
             .iter()
@@ -191,6 +252,7 @@ impl LocalGrid {
             global,
             own,
             border: border.len(),
+            side_ghosts: side_ghosts.len(),
             sends,
             recvs,
         }
@@ -219,7 +281,7 @@ impl LocalGrid {
         e.flags.iter().map(|b| local[b]).collect()
     }
 
-    /// Bytes this rank sends per exchange (cells of 16 bytes and flags of 4).
+    /// Bytes this rank sends per step (cells of 16 bytes and flags of 4).
     pub fn bytes_sent(&self) -> usize {
         self.sends
             .iter()
@@ -246,8 +308,7 @@ pub fn rank_summary(
                 "neighbour_ranks",
                 l.sends.iter().map(|e| e.rank).collect::<Vec<_>>().into(),
             );
-            // Two exchanges per step, one after each stage.
-            m.insert("bytes_sent_per_step", (2 * l.bytes_sent()).into());
+            m.insert("bytes_sent_per_step", l.bytes_sent().into());
             m
         })
         .collect()
