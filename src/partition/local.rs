@@ -61,8 +61,10 @@ fn all_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = usize> + '
 }
 
 /// The cells of neighbour `n` that block `b`'s kernel reads, `n` lying on `side` of `b`:
-/// a strip two cells deep (of n's level) along the part of n's side that faces b.
-pub fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32> {
+/// a strip two cells deep (of n's level) along the part of n's side that faces b. (What
+/// travels, `needed`, includes them; the tests check.)
+#[cfg(test)]
+fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32> {
     let (bi, ni) = (&grid.blocks[b], &grid.blocks[n]);
     let vertical = side < 2; // W or E: the strip runs along y
                              // First cell along the strip and its length, in n's cells.
@@ -356,28 +358,80 @@ mod tests {
                     assert_eq!(s.flags, r.flags);
                     assert!(!s.cells.is_empty());
                 }
-                // Every side neighbour of an own block is local, and ghosts have no neighbours.
+                // Every neighbour of an own block is local; a ghost keeps those the rank
+                // holds (a side facing two finer blocks may name the held one twice).
                 for b in 0..l.own {
-                    for (_, n) in side_neighbours(&l.grid, b) {
-                        assert!(n < l.global.len());
+                    let g = l.global[b] as usize;
+                    for s in 0..NB_SLOTS {
+                        let (local, global) = (
+                            l.grid.neighbours[b * NB_SLOTS + s],
+                            grid.neighbours[g * NB_SLOTS + s],
+                        );
+                        assert_eq!(local == NONE, global == NONE);
+                        if local != NONE {
+                            assert_eq!(l.global[local as usize], global);
+                        }
                     }
                 }
                 for g in l.own..l.global.len() {
-                    assert!((0..NB_SLOTS).all(|s| l.grid.neighbours[g * NB_SLOTS + s] == NONE));
+                    for s in 0..NB_SLOTS {
+                        let n = l.grid.neighbours[g * NB_SLOTS + s];
+                        assert!(n == NONE || (n as usize) < l.global.len());
+                    }
+                }
+                // Side ghosts first: each lies beside an own block's side.
+                for (k, &g) in l.global[l.own..].iter().enumerate() {
+                    let beside = side_neighbours(&grid, g as usize)
+                        .any(|(_, n)| p.owner[n] as usize == l.rank);
+                    assert_eq!(beside, k < l.side_ghosts, "ghost {g}");
                 }
                 assert!(l.border > 0 && l.border <= l.own);
             }
         }
     }
 
+    /// Two ranks side by side on one level: each receives the other's four columns facing
+    /// it (its stage 2 reads two, its stage 1 on the ghost reads two more), and from the
+    /// ghosts touching its blocks at a corner only the 4 × 4 cells at that corner.
     #[test]
-    fn strips_are_two_cells_deep_on_the_facing_side() {
-        let grid = BlockGrid::uniform(32, 16);
-        // Block 1 lies east of block 0: block 0 reads block 1's two western columns.
-        let cells = cells_read(&grid, 0, 1, 1);
-        assert_eq!(cells.len(), 32);
-        assert!(cells.iter().all(|c| c % 16 < 2));
-        let cells = cells_read(&grid, 1, 0, 0);
-        assert!(cells.iter().all(|c| c % 16 >= 14));
+    fn ghosts_arrive_four_cells_deep_on_the_facing_side() {
+        let grid = BlockGrid::uniform(64, 32);
+        // Blocks are 4 × 2; rank 0 owns the western two columns of blocks.
+        let owner: Vec<u32> = (0..grid.nblocks())
+            .map(|b| u32::from(grid.blocks[b].i0 >= 32))
+            .collect();
+        let p = Partition { ranks: 2, owner };
+        let l = LocalGrid::new(&grid, &p, 0);
+        assert_eq!((l.own, l.border, l.side_ghosts), (4, 2, 2));
+        let cells = &l.recvs[0].cells;
+        assert_eq!(cells.len(), 2 * 16 * 4);
+        assert!(cells.iter().all(|&(_, c)| c % 16 < 4));
+        // The direct reads of the own blocks' kernels are among them.
+        for b in 0..grid.nblocks() {
+            for (side, n) in side_neighbours(&grid, b) {
+                if p.owner[b] == 0 && p.owner[n] == 1 {
+                    for c in cells_read(&grid, b, side, n) {
+                        assert!(cells.contains(&(n as u32, c)));
+                    }
+                }
+            }
+        }
+        // A corner: rank 0 owns one block of four.
+        let grid = BlockGrid::uniform(32, 32);
+        let owner: Vec<u32> = (0..grid.nblocks())
+            .map(|b| u32::from(grid.blocks[b].i0 + grid.blocks[b].j0 > 0))
+            .collect();
+        let p = Partition { ranks: 2, owner };
+        let l = LocalGrid::new(&grid, &p, 0);
+        assert_eq!((l.own, l.border, l.side_ghosts), (1, 1, 2));
+        let diagonal = l.global[3];
+        let corner: Vec<u32> = l.recvs[0]
+            .cells
+            .iter()
+            .filter(|&&(b, _)| b == diagonal)
+            .map(|&(_, c)| c)
+            .collect();
+        assert_eq!(corner.len(), 16);
+        assert!(corner.iter().all(|c| c % 16 < 4 && c / 16 < 4));
     }
 }
