@@ -63,8 +63,8 @@ var<workgroup> wg_border_launched: atomic<u32>;
 // A rank's border blocks (a neighbour on another rank), once the step's exchange has brought
 // the ghosts' wet flags, at the start of the step's border pass: their marks, list and
 // dispatch arguments. It also settles whether the step launches every block (all_active 2:
-// every internal block was launched, when the step before ended). One workgroup: a rank
-// has few border blocks.
+// every internal block was launched, when the step before ended: 1 if every border block
+// is too, else 3). One workgroup: a rank has few border blocks.
 @compute @workgroup_size(256)
 fn scan_border(@builtin(local_invocation_index) lid: u32) {
     if (lid == 0u) {
@@ -86,7 +86,7 @@ fn scan_border(@builtin(local_invocation_index) lid: u32) {
     }
     let launched = atomicLoad(&wg_border_launched);
     if (sim.all_active == 2u) {
-        sim.all_active = select(0u, 1u, launched == params.border_blocks);
+        sim.all_active = select(3u, 1u, launched == params.border_blocks);
     }
     let border = select(0u, launched, sim.dt > 0.0);
     sim.list_count_border = launched;
