@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ranked step with one exchange ("onex") against the step with two ("old", main before
 # it), side by side on one 4-GPU machine: one GPU (the one-rank step must not change), then
-# strong and weak scaling on 4 ranks, two rounds, alternating builds; then 1/4/16 ranks write
+# strong and weak scaling on 4 ranks, two rounds (three for the smallest grid), alternating
+# builds; then 1/4/16 ranks write
 # the same bytes. Run from the repository root with .bench/quadflood-{old,onex} built with
 # --no-default-features --features mpi and the Vulkan loader in .gl/ (docs/development.md);
 # OUT is where the results go.
@@ -21,10 +22,11 @@ for round in 1 2; do
     echo "$b r$round 1 GPU 4096x4096: $(ms /tmp/one.json)" | tee -a $R
   done
 done
-for round in 1 2; do
+for round in 1 2 3; do
   for b in old onex; do
     B=./.bench/quadflood-$b
     for ny in 4096 8192 16384; do
+      [ $round = 3 ] && [ $ny != 4096 ] && continue
       $MPI -n 4 $B bench --n 4096 --ny $ny --steps 1000 --json /tmp/f.json > /dev/null 2>&1
       echo "$b r$round 4 ranks 4096x$ny: $(ms /tmp/f.json) | $(waits /tmp/f.json)" | tee -a $R
       [ $round = 2 ] && [ $ny != 8192 ] && cp /tmp/f.json $OUT/four-$b-$ny.json
