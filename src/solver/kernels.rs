@@ -240,13 +240,13 @@ fn regular_rows(limits: &wgpu::Limits) -> u32 {
 }
 
 /// Bindings of the exchange buffers, group 2 (`shaders/exchange.wgsl`).
-pub const EXCHANGE_BINDINGS: u32 = 9;
-/// Of those, what the pack kernels alone use (index lists and what they fill)…
-pub const EXCHANGE_SENDING: [u32; 4] = [1, 2, 5, 6];
-/// …what the unpack kernels alone use…
-pub const EXCHANGE_RECEIVING: [u32; 4] = [3, 4, 7, 8];
-/// …and the ones written (the rest are read only, or the uniform sizes).
-pub const EXCHANGE_WRITTEN: [u32; 2] = [2, 6];
+pub const EXCHANGE_BINDINGS: u32 = 7;
+/// Of those, what the pack kernel alone uses (index list, words it fills, places)…
+pub const EXCHANGE_SENDING: [u32; 3] = [1, 2, 5];
+/// …what the unpack kernel alone uses…
+pub const EXCHANGE_RECEIVING: [u32; 3] = [3, 4, 6];
+/// …and the one written (the rest are read only, or the uniform sizes).
+pub const EXCHANGE_WRITTEN: [u32; 1] = [2];
 
 /// Group-0 bindings the pack and unpack kernels use. Their pipelines see only these, so
 /// that group 0 and the exchange group stay within 16 storage buffers per stage.

@@ -297,71 +297,75 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
     }
 
-    /// Reads the packed strips and wet flags of a finished submission, sends them, and puts
-    /// what arrives where the unpack kernel reads it.
+    /// Reads the messages a finished submission packed, sends them, and puts what arrives
+    /// where the unpack kernel reads it: each message is one copy out of the mapped buffer
+    /// and one copy into the other.
     fn swap(&self, submitted: &Submitted) -> Result<()> {
         if self.transfer.peers.is_empty() {
             return Ok(());
         }
         self.wait(submitted)?;
         let t = &self.transfer;
-        let cells: Vec<u8> = read_mapped(&t.host_strips, 16 * total(&t.send_cells));
-        let flags: Vec<u8> = read_mapped(&t.host_flags, 4 * total(&t.send_flags));
-        let mut messages = Vec::with_capacity(t.peers.len());
-        let (mut c, mut f) = (0, 0);
-        for k in 0..t.peers.len() {
-            let mut m = cells[c..c + 16 * t.send_cells[k]].to_vec();
-            c += 16 * t.send_cells[k];
-            m.extend_from_slice(&flags[f..f + 4 * t.send_flags[k]]);
-            f += 4 * t.send_flags[k];
-            messages.push(m);
-        }
+        let messages: Vec<Vec<u8>> = if t.sends() {
+            let view = t
+                .host_strips
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("reading the packed strips: {e}")))?;
+            let mut at = 0;
+            let messages = t
+                .send_bytes()
+                .map(|n| {
+                    at += n;
+                    view[at - n..at].to_vec()
+                })
+                .collect();
+            drop(view);
+            t.host_strips.unmap();
+            messages
+        } else {
+            vec![Vec::new(); t.peers.len()]
+        };
         let start = Instant::now();
         let got = self.comm.exchange(&t.peers, &messages);
         self.add_wait(|w| w.exchange_s += start.elapsed().as_secs_f64());
-        let mut recv_cells = Vec::with_capacity(16 * total(&t.recv_cells));
-        let mut recv_flags = Vec::with_capacity(4 * total(&t.recv_flags));
-        for (k, m) in got.iter().enumerate() {
-            let n = 16 * t.recv_cells[k];
-            let expected = n + 4 * t.recv_flags[k];
+        for ((m, expected), &peer) in got.iter().zip(t.recv_bytes()).zip(&t.peers) {
             if m.len() != expected {
                 return Err(Error::Gpu(format!(
-                    "rank {}: expected {expected} bytes from rank {}, got {}",
+                    "rank {}: expected {expected} bytes from rank {peer}, got {}",
                     self.comm.rank(),
-                    t.peers[k],
                     m.len()
                 )));
             }
-            recv_cells.extend_from_slice(&m[..n]);
-            recv_flags.extend_from_slice(&m[n..]);
         }
-        let maps = if t.copies_strips {
-            None
-        } else {
-            // None only where a step failed between this exchange's maps and the next.
-            let pending = t.received_maps.borrow_mut().take();
-            Some(pending.unwrap_or_else(|| map_received(t, self.sim.gpu.queue.submit([]))))
-        };
-        if let Some(maps) = &maps {
-            self.wait(maps)?;
+        if !t.receives() {
+            return Ok(());
         }
-        let received = [
-            (&t.recv, &recv_cells, total(&t.recv_cells) > 0),
-            (&t.recv_flag, &recv_flags, total(&t.recv_flags) > 0),
-        ];
-        for (buffer, bytes, mapped) in received {
-            if maps.is_none() {
-                if !bytes.is_empty() {
-                    self.sim.gpu.queue.write_buffer(buffer, 0, bytes);
+        if t.copies_strips {
+            let mut at = 0;
+            for m in &got {
+                if !m.is_empty() {
+                    self.sim.gpu.queue.write_buffer(&t.recv, at as u64, m);
                 }
-            } else if mapped {
-                buffer
-                    .get_mapped_range_mut(..bytes.len() as u64)
-                    .map_err(|e| Error::Gpu(format!("writing the received strips: {e}")))?
-                    .copy_from_slice(bytes);
-                buffer.unmap();
+                at += m.len();
+            }
+            return Ok(());
+        }
+        // None only where a step failed between this exchange's map and the next.
+        let pending = t.received_maps.borrow_mut().take();
+        let maps = pending.unwrap_or_else(|| map_received(t, self.sim.gpu.queue.submit([])));
+        self.wait(&maps)?;
+        {
+            let mut view = t
+                .recv
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Gpu(format!("writing the received strips: {e}")))?;
+            let mut at = 0;
+            for m in &got {
+                view.slice(at..at + m.len()).copy_from_slice(m);
+                at += m.len();
             }
         }
+        t.recv.unmap();
         Ok(())
     }
 
@@ -424,10 +428,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
         }
         self.swap(&exchanged.submitted)?;
-        let t = &self.transfer;
         let filled = [
-            (&t.host_strips, total(&t.send_cells) > 0),
-            (&t.host_flags, total(&t.send_flags) > 0),
+            (&self.transfer.host_strips, self.transfer.sends()),
             (&self.staging_sim, true),
         ];
         let submitted = self.submit_reading([second], &filled);
@@ -449,11 +451,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             self.pack_strips(&mut pass);
         }
         self.copy_strips(&mut e);
-        let t = &self.transfer;
-        let filled = [
-            (&t.host_strips, total(&t.send_cells) > 0),
-            (&t.host_flags, total(&t.send_flags) > 0),
-        ];
+        let filled = [(&self.transfer.host_strips, self.transfer.sends())];
         Exchanged {
             submitted: self.submit_reading([e.finish()], &filled),
             has_status: false,
@@ -502,14 +500,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
             return Ok(());
         }
         self.wait(submitted)?;
-        let t = &self.transfer;
-        for (buffer, sent) in [
-            (&t.host_strips, total(&t.send_cells) > 0),
-            (&t.host_flags, total(&t.send_flags) > 0),
-        ] {
-            if sent {
-                read_mapped(buffer, 0);
-            }
+        if self.transfer.sends() {
+            read_mapped(&self.transfer.host_strips, 0);
         }
         Ok(())
     }
@@ -678,17 +670,15 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
     }
 
-    /// Where the host cannot map the pack kernel's buffers: their copies for it.
+    /// Where the host cannot map the pack kernel's buffer: its copy for it.
     fn copy_strips(&self, e: &mut wgpu::CommandEncoder) {
         let t = &self.transfer;
-        let (n_cells, n_flags) = (total(&t.send_cells), total(&t.send_flags));
-        if t.copies_strips && n_cells > 0 {
-            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, 16 * n_cells as u64);
-        }
-        if t.copies_strips && n_flags > 0 {
-            e.copy_buffer_to_buffer(&t.send_flag, 0, &t.host_flags, 0, 4 * n_flags as u64);
+        let bytes: usize = t.send_bytes().sum();
+        if t.copies_strips && bytes > 0 {
+            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, bytes as u64);
         }
     }
+
 
     /// Steps until the clock sits exactly on `target` (every rank calls this together), or
     /// short of it when a signal asks the run to stop.
