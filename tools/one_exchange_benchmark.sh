@@ -50,3 +50,6 @@ for n in 4 16; do
   done
   echo "$n ranks: $same files identical to 1 rank's, $diff differ" | tee -a $R
 done
+# Load balancing with the new step: static, idle rule and cost rule on the wall dam break.
+MPIRUN_FLAGS="-x XDG_RUNTIME_DIR --bind-to none" XDG_RUNTIME_DIR=/tmp timeout 240 \
+  tools/balance_benchmark.sh ./.bench/quadflood-onex 4 /tmp/bal > $OUT/balance.md 2> $OUT/balance.err
