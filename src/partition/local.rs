@@ -197,9 +197,8 @@ impl LocalGrid {
         let (border, internal): (Vec<usize>, Vec<usize>) =
             own_blocks.iter().partition(|&&b| remote(b));
         let ghosts = ghosts_of(grid, p, rank);
-        let beside_mine = |g: u32| {
-            side_neighbours(grid, g as usize).any(|(_, n)| p.owner[n] as usize == rank)
-        };
+        let beside_mine =
+            |g: u32| side_neighbours(grid, g as usize).any(|(_, n)| p.owner[n] as usize == rank);
         let (side_ghosts, corner_ghosts): (Vec<u32>, Vec<u32>) =
             ghosts.iter().partition(|&&g| beside_mine(g));
         let global: Vec<u32> = border

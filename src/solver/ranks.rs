@@ -679,7 +679,6 @@ impl<'g, 'c> Ranked<'g, 'c> {
         }
     }
 
-
     /// Steps until the clock sits exactly on `target` (every rank calls this together), or
     /// short of it when a signal asks the run to stop.
     pub fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()> {

@@ -113,7 +113,10 @@ pub(super) fn transfer(
         count(&local.sends, |e| e.flags.len()),
         count(&local.recvs, |e| e.flags.len()),
     ];
-    let sizes: Vec<u32> = t_counts.iter().map(|c| c.iter().sum::<usize>() as u32).collect();
+    let sizes: Vec<u32> = t_counts
+        .iter()
+        .map(|c| c.iter().sum::<usize>() as u32)
+        .collect();
     let total_words = |cells: &[usize], flags: &[usize]| words(total(cells), total(flags));
     let send_words = total_words(&t_counts[0], &t_counts[2]);
     let recv_words = total_words(&t_counts[1], &t_counts[3]);
