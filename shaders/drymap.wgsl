@@ -6,8 +6,8 @@
 // The list order does not matter: each block's result depends only on its inputs.
 //
 // Two ways to the same lists: after stage 2, each own block looks at itself and its
-// neighbours (scan_block: ranks, whose ghosts' flags arrive by exchange, and the initial
-// pass); or, when steps end in stage 2, each launched block marks itself and, if it holds
+// neighbours (scan_block: ranks, and the initial pass; a rank's border blocks wait for the
+// ghosts' flags, which arrive with the next step's exchange: scan_border); or, when steps end in stage 2, each launched block marks itself and, if it holds
 // water or is forced, its neighbours, as its stage-2 workgroup ends (mark_next_step), which needs no
 // pass over every block. Side neighbours list each other (grid/quadtree.rs checks), so
 // either way every block beside a wet one is launched. Corner slots across a level change
@@ -47,8 +47,8 @@ fn scan_blocks(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // Appends block `b` to its class's active list when it launches next step.
 fn scan_block(b: u32) {
-    if (b >= params.own_blocks) {
-        return; // ghosts belong to other ranks
+    if (b >= params.own_blocks || b < params.border_blocks) {
+        return; // ghosts belong to other ranks; border blocks: scan_border
     }
     let launch = block_is_active(b);
     let parity = sim.list_parity;
@@ -56,6 +56,42 @@ fn scan_block(b: u32) {
     if (launch) {
         append_launched(b, parity);
     }
+}
+
+var<workgroup> wg_border_launched: atomic<u32>;
+
+// A rank's border blocks (a neighbour on another rank), once the step's exchange has brought
+// the ghosts' wet flags, at the start of the step's border pass: their marks, list and
+// dispatch arguments. It also settles whether the step launches every block (all_active 2:
+// every internal block was launched, when the step before ended: 1 if every border block
+// is too, else 3). One workgroup: a rank has few border blocks.
+@compute @workgroup_size(256)
+fn scan_border(@builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u) {
+        atomicStore(&wg_border_launched, 0u);
+    }
+    workgroupBarrier();
+    let every = sim.all_active == 1u; // rain, or skipping off
+    let parity = sim.list_parity;
+    for (var b = lid; b < params.border_blocks; b += 256u) {
+        let launch = every || block_is_active(b);
+        atomicStore(&block_flags[mark_base(parity) + b], select(0u, sim.launch_mark, launch));
+        if (launch) {
+            active_list[params.nblocks + atomicAdd(&wg_border_launched, 1u)] = b;
+        }
+    }
+    workgroupBarrier();
+    if (lid != 0u) {
+        return;
+    }
+    let launched = atomicLoad(&wg_border_launched);
+    if (sim.all_active == 2u) {
+        sim.all_active = select(3u, 1u, launched == params.border_blocks);
+    }
+    let border = select(0u, launched, sim.dt > 0.0);
+    sim.list_count_border = launched;
+    sim.dispatched_border = border;
+    set_groups(3u, border);
 }
 
 fn append_launched(b: u32, parity: u32) {

@@ -1,10 +1,9 @@
-// Ghost exchange between ranks: pack the cells other ranks read into a staging buffer,
-// and unpack what arrives into the ghost blocks. Index lists are built once on the host
-// (src/partition/local.rs), so each direction is one gather or scatter over a list.
-//
-// After stage 1 the cells travel as U* (a block left out of the step contributes U^n, which
-// equals its U*), and land in state_b; after stage 2 as U^{n+1}, landing in state_a, with
-// the blocks' wet flags for the dry-map.
+// Ghost exchange between ranks, once per step: pack the cells other ranks read into a
+// staging buffer, and unpack what arrives into the ghost blocks. Index lists are built once
+// on the host (src/partition/local.rs), so each direction is one gather or scatter over a
+// list. The cells travel as U^{n+1} once stage 2 is done, deep enough that the receiver
+// runs the next step's stage 1 on its side ghosts itself (stage1_ghosts), with the blocks'
+// wet flags for its border blocks' dry-map (scan_border).
 
 struct ExchangeSizes {
     send_cells: u32,
@@ -13,51 +12,46 @@ struct ExchangeSizes {
     recv_flags: u32,
 }
 
+// Messages lie one after another in the word buffers, each its cells (h, hu, hv: the bed
+// never changes, so it does not travel) and then its blocks' wet flags, so that the host
+// sends and receives each as one slice. `*_index`: the state index of each cell, then the
+// block of each flag; `*_place`: the word each of them starts at.
 @group(2) @binding(0) var<uniform> sizes: ExchangeSizes;
 @group(2) @binding(1) var<storage, read> send_index: array<u32>;
-@group(2) @binding(2) var<storage, read_write> send_cells: array<vec4<f32>>;
+@group(2) @binding(2) var<storage, read_write> send_words: array<u32>;
 @group(2) @binding(3) var<storage, read> recv_index: array<u32>;
-@group(2) @binding(4) var<storage, read> recv_cells: array<vec4<f32>>;
-@group(2) @binding(5) var<storage, read> send_flag_index: array<u32>;
-@group(2) @binding(6) var<storage, read_write> send_flags: array<u32>;
-@group(2) @binding(7) var<storage, read> recv_flag_index: array<u32>;
-@group(2) @binding(8) var<storage, read> recv_flags: array<u32>;
+@group(2) @binding(4) var<storage, read> recv_words: array<u32>;
+@group(2) @binding(5) var<storage, read> send_place: array<u32>;
+@group(2) @binding(6) var<storage, read> recv_place: array<u32>;
 
 @compute @workgroup_size(256)
-fn pack_stage1(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn pack(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i < sizes.send_cells) {
-        let cell = send_index[i];
-        send_cells[i] = select(state_a[cell], state_b[cell], staged(cell / CELLS_PER_BLOCK));
-    }
-}
-
-@compute @workgroup_size(256)
-fn pack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i < sizes.send_cells) {
-        send_cells[i] = state_a[send_index[i]];
+        let s = state_a[send_index[i]];
+        let w = send_place[i];
+        send_words[w] = bitcast<u32>(s.x);
+        send_words[w + 1u] = bitcast<u32>(s.y);
+        send_words[w + 2u] = bitcast<u32>(s.z);
     }
     if (i < sizes.send_flags) {
-        send_flags[i] = atomicLoad(&block_flags[send_flag_index[i]]);
+        let k = sizes.send_cells + i;
+        send_words[send_place[k]] = atomicLoad(&block_flags[send_index[k]]);
     }
 }
 
 @compute @workgroup_size(256)
-fn unpack_stage1(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn unpack(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i < sizes.recv_cells) {
-        state_b[recv_index[i]] = recv_cells[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn unpack_stage2(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i < sizes.recv_cells) {
-        state_a[recv_index[i]] = recv_cells[i];
+        let cell = recv_index[i];
+        let w = recv_place[i];
+        let h = vec3<f32>(bitcast<f32>(recv_words[w]), bitcast<f32>(recv_words[w + 1u]),
+                          bitcast<f32>(recv_words[w + 2u]));
+        state_a[cell] = vec4<f32>(h, state_a[cell].w);
     }
     if (i < sizes.recv_flags) {
-        atomicStore(&block_flags[recv_flag_index[i]], recv_flags[i]);
+        let k = sizes.recv_cells + i;
+        atomicStore(&block_flags[recv_index[k]], recv_words[recv_place[k]]);
     }
 }

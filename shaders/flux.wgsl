@@ -1023,3 +1023,9 @@ fn stage1_border(ids: Invocation) { run_stage(1u, CLASS_BORDER, ids); }
 
 @compute @workgroup_size(16, 16)
 fn stage2_border(ids: Invocation) { run_stage(2u, CLASS_BORDER, ids); }
+
+// Stage 1 of the ghosts beside a rank's blocks, from the U^n the step's exchange brought:
+// its blocks' stage 2 then reads their U* without a second exchange. Only the cells within
+// two of the rank's blocks are read, and their inputs all arrived (src/partition/local.rs).
+@compute @workgroup_size(16, 16)
+fn stage1_ghosts(ids: Invocation) { run_stage(1u, CLASS_GHOST, ids); }

@@ -218,9 +218,8 @@ fn end_in_stage2(lid: u32, groups: u32) {
 // fully wet 4096² grid on one H100, 6% on two). Stage 2 then reads every neighbour's U*
 // unasked, ghosts included: unpack_stage1 writes every ghost cell a stage reads, U* or U^n
 // as its owner launched it or not.
-fn every_block_launched(internal: u32) -> bool {
+fn every_internal_block_launched(internal: u32) -> bool {
     return sim.list_count == params.regular_blocks
-        && sim.list_count_border == params.border_blocks
         && sim.list_count_levels == internal - params.regular_blocks;
 }
 
@@ -260,8 +259,12 @@ fn finalize(lid: u32, replan: bool) {
     }
     let raining = atomicLoad(&wg_raining) == 1u;
     let internal = params.own_blocks - params.border_blocks;
-    let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining || every_block_launched(internal);
-    sim.all_active = select(0u, 1u, all);
+    // A rank's border blocks are scanned at the next step's start (scan_border), which
+    // settles all_active 2.
+    let internal_all = every_internal_block_launched(internal);
+    let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining
+        || (internal_all && params.border_blocks == 0u);
+    sim.all_active = select(select(0u, 2u, internal_all), 1u, all);
     var regular = select(sim.list_count, params.regular_blocks, all);
     var border = select(sim.list_count_border, params.border_blocks, all);
     var levels = select(sim.list_count_levels, internal - params.regular_blocks, all);

@@ -5,7 +5,7 @@ mod common;
 
 use quadflood::partition::{partition, per_block, Method};
 use quadflood::scenario::model::Model;
-use quadflood::solver::ranks::Ranked;
+use quadflood::solver::ranks::{Ranked, PASS_NAMES};
 use quadflood::solver::{Fields, Simulation};
 
 /// Three levels, a dam break onto dry ground and a wet/dry island: fronts cross the
@@ -284,7 +284,7 @@ fn a_profiled_run_on_ranks_times_every_pass_of_every_step() {
     );
     assert_eq!(s["profile"]["timed_steps"].as_u64(), Some(steps));
     let kernels = s["profile"]["kernels"].as_object().expect("pass times");
-    assert_eq!(kernels.len(), 5, "{kernels:?}");
+    assert_eq!(kernels.len(), PASS_NAMES.len(), "{kernels:?}");
     assert!(
         kernels.values().all(|v| v.as_f64() > Some(0.0)),
         "{kernels:?}"
@@ -292,7 +292,7 @@ fn a_profiled_run_on_ranks_times_every_pass_of_every_step() {
     for rank in s["per_rank"].as_array().expect("per-rank reports") {
         for key in ["gpu_us_per_step", "gpu_idle_before_us_per_step"] {
             let per_pass = rank[key].as_object().expect(key);
-            assert_eq!(per_pass.len(), 5, "{key}: {per_pass:?}");
+            assert_eq!(per_pass.len(), PASS_NAMES.len(), "{key}: {per_pass:?}");
             let ok = |v: &serde_json::Value| v.as_f64().is_some_and(|t| t.is_finite() && t >= 0.0);
             assert!(per_pass.values().all(ok), "{key}: {per_pass:?}");
         }
@@ -301,7 +301,7 @@ fn a_profiled_run_on_ranks_times_every_pass_of_every_step() {
 }
 
 /// `quadflood bench` under mpirun, here on threads: a 3-level dam break split over two
-/// ranks, with each rank's waits and the GPU time of each of a step's five passes.
+/// ranks, with each rank's waits and the GPU time of each of a step's four passes.
 #[test]
 fn the_scaling_benchmark_times_every_pass_of_every_rank() {
     let model = quadflood::bench::dam_break_on_levels(256, 128, 3);
@@ -321,7 +321,7 @@ fn the_scaling_benchmark_times_every_pass_of_every_rank() {
     }
     for rank in ranks {
         let passes = rank["gpu_passes"].as_object().expect("pass times");
-        assert_eq!(passes.len(), 5);
+        assert_eq!(passes.len(), PASS_NAMES.len());
         let ms: Vec<f64> = passes.values().map(|v| v.as_f64().expect("ms")).collect();
         assert!(ms.iter().all(|&t| t.is_finite() && t >= 0.0), "{passes:?}");
         assert!(passes["stage1_internal"].as_f64() > Some(0.0), "{passes:?}");

@@ -58,7 +58,10 @@ def plot_gaps(ax, runs, scale=None):
     """Per case, rank 0's GPU time before each pass (µs), from its fastest run, stacked;
     `scale` corrects each pass's figure (runs from before the averaging fix)."""
     colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
-    order = ["stage1_border_and_pack", "stage1_internal", "stage2_unpack_border_and_pack",
+    # The passes of a ranked step, in the order the GPU runs them: the four of today's step
+    # (one exchange), then the five of the step with two exchanges, for older data.
+    order = ["dry_map_and_clock", "stage1_internal", "unpack_and_stage1_border",
+             "stage2_and_pack", "stage1_border_and_pack", "stage2_unpack_border_and_pack",
              "stage2_internal", "unpack_dry_map_and_clock"]
     for y, (label, _, prefix, _) in enumerate(CASES):
         two = [r for k, r in runs.items() if k.startswith(prefix)]

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A scalability model for quadflood on P GPUs, in the spirit of source document 002.
 
-Step time on P GPUs for N cells (n = N/P per GPU), one exchange per Runge-Kutta stage:
+Step time on P GPUs for N cells (n = N/P per GPU), with E exchanges per step (2: one per
+Runge-Kutta stage, the step until 2026-11-26; 1: today's, whose ghosts run stage 1 on the
+receiving rank; the calibration's "exchanges_per_step", default 2):
 
-    T(P) = t_gpu(n) + t_sync + 2 * t_msg(s) + t_reduce(P)
+    T(P) = t_gpu(n) + t_sync + E * t_msg(s) + t_reduce(P)
 
   t_gpu(n)    GPU time of one step on n cells: n / R + t_launch, with R the per-GPU rate
               (cell updates/s) and t_launch the fixed per-step cost, both from 1-GPU runs.
@@ -12,8 +14,9 @@ Step time on P GPUs for N cells (n = N/P per GPU), one exchange per Runge-Kutta 
   t_msg(s)    one exchange of s bytes, latency plus bandwidth, B(s) = s / (s/B0 + t0) as in
               document 002; the part hidden behind the internal blocks is subtracted.
   t_reduce(P) the global dt minimum: latency * log2(P).
-  s           strips two cells deep, 16 bytes per cell, along the perimeter of a compact
-              (Hilbert) piece: about 4 * sqrt(n) cells.
+  s           strips "strip_depth" cells deep (2; 4 with one exchange), "bytes_per_cell"
+              bytes a cell (16; 12 with one exchange), along the perimeter of a compact
+              (Hilbert) piece: about 4 * sqrt(n) cells along.
 
 Usage: tools/scaling_model.py [calibration.json] [--plot out.png]  (defaults: the 2x H200
 figures in docs/benchmarks.md). With --plot, draws the predicted efficiency for 82 M cells
@@ -68,12 +71,13 @@ def model(cal, window=1):
         inter = p > 8
         b0 = cal["internode_bandwidth_bytes_per_s" if inter else "mpi_bandwidth_bytes_per_s"]
         t0 = cal["internode_latency_s" if inter else "mpi_latency_s"]
-        s = 4 * math.sqrt(n) * 2 * 16
+        exchanges = cal.get("exchanges_per_step", 2)
+        s = 4 * math.sqrt(n) * cal.get("strip_depth", 2) * cal.get("bytes_per_cell", 16)
         msg = s / b0 + t0
-        # The exchange overlaps the internal blocks of the same stage.
+        # Each exchange overlaps the internal blocks' stage (half the step's GPU time).
         internal = max(0.0, (n - 4 * 16 * math.sqrt(n)) / rate / 2)
         exposed = max(0.0, msg - internal)
-        fixed = t_sync + 2 * exposed + cal["reduce_latency_s"] * math.log2(p)
+        fixed = t_sync + exchanges * exposed + cal["reduce_latency_s"] * math.log2(p)
         return t_gpu(n) + fixed / window
 
     return rate, launch, t_sync, step

@@ -1,5 +1,8 @@
 //! One rank's share of the grid: its own blocks (border blocks first, then internal ones),
-//! one layer of ghost blocks from other ranks, and what it sends and receives each stage.
+//! one layer of ghost blocks from other ranks, and what it sends and receives each step.
+//!
+//! A rank exchanges once per step: the ghosts' U^n, deep enough that it can run stage 1 on
+//! the ghosts beside its blocks itself (`needed`), and their wet flags.
 
 use super::Partition;
 use crate::grid::{BlockGrid, BlockInfo, Slot, BLOCK, CELLS_PER_BLOCK, NB_SLOTS, NONE};
@@ -22,9 +25,13 @@ pub struct LocalGrid {
     pub grid: BlockGrid,
     /// Global id of each local block.
     pub global: Vec<u32>,
-    /// Own blocks: [0, border) have a side neighbour on another rank, [border, own) do not.
+    /// Own blocks: [0, border) have a neighbour (side or corner) on another rank, [border,
+    /// own) do not.
     pub own: usize,
     pub border: usize,
+    /// Ghosts [own, own + side_ghosts) lie beside an own block's side: the rank runs their
+    /// stage 1 itself. The other ghosts touch own blocks at a corner only.
+    pub side_ghosts: usize,
     pub sends: Vec<Exchange>,
     pub recvs: Vec<Exchange>,
 }
@@ -54,8 +61,10 @@ fn all_neighbours(grid: &BlockGrid, b: usize) -> impl Iterator<Item = usize> + '
 }
 
 /// The cells of neighbour `n` that block `b`'s kernel reads, `n` lying on `side` of `b`:
-/// a strip two cells deep (of n's level) along the part of n's side that faces b.
-pub fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32> {
+/// a strip two cells deep (of n's level) along the part of n's side that faces b. (What
+/// travels, `needed`, includes them; the tests check.)
+#[cfg(test)]
+fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32> {
     let (bi, ni) = (&grid.blocks[b], &grid.blocks[n]);
     let vertical = side < 2; // W or E: the strip runs along y
                              // First cell along the strip and its length, in n's cells.
@@ -79,22 +88,59 @@ pub fn cells_read(grid: &BlockGrid, b: usize, side: usize, n: usize) -> Vec<u32>
     cells
 }
 
-/// The cells `rank` receives from `from` (as (global block, cell)), for its own blocks'
-/// kernels.
+/// A block's extent in finest cells: (x0, y0, x1, y1).
+fn extent(info: &BlockInfo) -> [i64; 4] {
+    let s = 1i64 << info.level;
+    let (x0, y0) = (info.i0 as i64 * s, info.j0 as i64 * s);
+    let side = BLOCK as i64 * s;
+    [x0, y0, x0 + side, y0 + side]
+}
+
+/// The distance (in finest cells, the larger of the two axes' gaps) between two extents;
+/// 0 where they touch.
+fn gap(a: [i64; 4], b: [i64; 4]) -> i64 {
+    let gx = (a[0] - b[2]).max(b[0] - a[2]).max(0);
+    let gy = (a[1] - b[3]).max(b[1] - a[3]).max(0);
+    gx.max(gy)
+}
+
+/// How far (in cells of its own level) from a rank's blocks ghost `g`'s U^n is read in a
+/// step. A block's stage 2 reads its side neighbours' U* two cells deep; the rank computes
+/// that U* itself (stage 1 on its side ghosts), which reads two cells further, so four
+/// cells. A finer block beside a coarser one is read further: the coarse block's stage 1
+/// reads two coarse cells (four fine) of it, from coarse cells up to three of their own
+/// from the rank's blocks, so ten.
+fn reach(grid: &BlockGrid, g: usize) -> i64 {
+    let level = grid.blocks[g].level;
+    let coarser_beside = side_neighbours(grid, g).any(|(_, n)| grid.blocks[n].level > level);
+    (if coarser_beside { 10 } else { 4 }) << level
+}
+
+/// The cells `rank` receives from `from` (as (global block, cell)) each step: the U^n its
+/// own blocks' two stages read, its own stage 1 on the ghosts beside them included: every
+/// cell of a ghost owned by `from` that lies within `reach` of a block of `rank` it touches.
 fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32, u32)> {
-    let mut set = BTreeSet::new();
-    for b in p.blocks_of(rank) {
-        for (side, n) in side_neighbours(grid, b) {
-            if p.owner[n] as usize == from {
-                set.extend(
-                    cells_read(grid, b, side, n)
-                        .into_iter()
-                        .map(|c| (n as u32, c)),
-                );
+    let mut cells = Vec::new();
+    for g in ghosts_of(grid, p, rank) {
+        let g = g as usize;
+        if p.owner[g] as usize != from {
+            continue;
+        }
+        let mine: Vec<[i64; 4]> = all_neighbours(grid, g)
+            .filter(|&n| p.owner[n] as usize == rank)
+            .map(|n| extent(&grid.blocks[n]))
+            .collect();
+        let (s, [x0, y0, ..]) = (1i64 << grid.blocks[g].level, extent(&grid.blocks[g]));
+        let reach = reach(grid, g);
+        for c in 0..CELLS_PER_BLOCK {
+            let (i, j) = ((c % BLOCK) as i64, (c / BLOCK) as i64);
+            let cell = [x0 + i * s, y0 + j * s, x0 + (i + 1) * s, y0 + (j + 1) * s];
+            if mine.iter().any(|&m| gap(cell, m) < reach) {
+                cells.push((g as u32, c as u32));
             }
         }
     }
-    set.into_iter().collect()
+    cells
 }
 
 /// Remote blocks next to a rank's own blocks (sides and corners).
@@ -105,6 +151,27 @@ fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
         .filter(|&n| p.owner[n] as usize != rank)
         .map(|n| n as u32)
         .collect()
+}
+
+/// Block `b`'s neighbour slots, renumbered locally. Ghosts keep the neighbours the rank
+/// holds, since it runs stage 1 on some of them; where a side faces two finer blocks and
+/// the rank holds one, both slots name that one: the kernels take a side whose first slot
+/// is empty for the domain's edge, and the cells the other slot would give are never read.
+fn held_neighbours(grid: &BlockGrid, b: usize, local: &HashMap<u32, u32>) -> [u32; NB_SLOTS] {
+    let mut slots = [NONE; NB_SLOTS];
+    for (s, slot) in slots.iter_mut().enumerate() {
+        let n = grid.neighbours[b * NB_SLOTS + s];
+        *slot = local.get(&n).copied().unwrap_or(NONE);
+    }
+    for &(s0, s1) in &SIDES {
+        let (s0, s1) = (s0 as usize, s1 as usize);
+        if slots[s0] == NONE {
+            slots[s0] = slots[s1];
+        } else if slots[s1] == NONE && grid.neighbours[b * NB_SLOTS + s1] != NONE {
+            slots[s1] = slots[s0];
+        }
+    }
+    slots
 }
 
 /// The ranks that hold each block under `p`: its owner, then every rank for which it is a
@@ -126,16 +193,19 @@ pub fn holders(grid: &BlockGrid, p: &Partition) -> Vec<Vec<u32>> {
 impl LocalGrid {
     pub fn new(grid: &BlockGrid, p: &Partition, rank: usize) -> LocalGrid {
         let own_blocks = p.blocks_of(rank);
-        let remote_side =
-            |b: usize| side_neighbours(grid, b).any(|(_, n)| p.owner[n] as usize != rank);
+        let remote = |b: usize| all_neighbours(grid, b).any(|n| p.owner[n] as usize != rank);
         let (border, internal): (Vec<usize>, Vec<usize>) =
-            own_blocks.iter().partition(|&&b| remote_side(b));
+            own_blocks.iter().partition(|&&b| remote(b));
         let ghosts = ghosts_of(grid, p, rank);
+        let beside_mine =
+            |g: u32| side_neighbours(grid, g as usize).any(|(_, n)| p.owner[n] as usize == rank);
+        let (side_ghosts, corner_ghosts): (Vec<u32>, Vec<u32>) =
+            ghosts.iter().partition(|&&g| beside_mine(g));
         let global: Vec<u32> = border
             .iter()
             .chain(&internal)
             .map(|&b| b as u32)
-            .chain(ghosts.iter().copied())
+            .chain(side_ghosts.iter().chain(&corner_ghosts).copied())
             .collect();
         let local: HashMap<u32, u32> = global
             .iter()
@@ -145,17 +215,9 @@ impl LocalGrid {
         let own = own_blocks.len();
         let mut blocks: Vec<BlockInfo> = Vec::with_capacity(global.len());
         let mut neighbours = Vec::with_capacity(global.len() * NB_SLOTS);
-        for (l, &g) in global.iter().enumerate() {
+        for &g in &global {
             blocks.push(grid.blocks[g as usize]);
-            for s in 0..NB_SLOTS {
-                let n = grid.neighbours[g as usize * NB_SLOTS + s];
-                let mapped = if l < own && n != NONE {
-                    local[&n]
-                } else {
-                    NONE
-                };
-                neighbours.push(mapped);
-            }
+            neighbours.extend(held_neighbours(grid, g as usize, &local));
         }
         let peers: BTreeSet<usize> = ghosts
             .iter()
@@ -191,6 +253,7 @@ impl LocalGrid {
             global,
             own,
             border: border.len(),
+            side_ghosts: side_ghosts.len(),
             sends,
             recvs,
         }
@@ -219,11 +282,12 @@ impl LocalGrid {
         e.flags.iter().map(|b| local[b]).collect()
     }
 
-    /// Bytes this rank sends per exchange (cells of 16 bytes and flags of 4).
+    /// Bytes this rank sends per step (cells of 12 bytes: the bed does not travel; flags of
+    /// 4).
     pub fn bytes_sent(&self) -> usize {
         self.sends
             .iter()
-            .map(|e| 16 * e.cells.len() + 4 * e.flags.len())
+            .map(|e| 12 * e.cells.len() + 4 * e.flags.len())
             .sum()
     }
 }
@@ -246,8 +310,7 @@ pub fn rank_summary(
                 "neighbour_ranks",
                 l.sends.iter().map(|e| e.rank).collect::<Vec<_>>().into(),
             );
-            // Two exchanges per step, one after each stage.
-            m.insert("bytes_sent_per_step", (2 * l.bytes_sent()).into());
+            m.insert("bytes_sent_per_step", l.bytes_sent().into());
             m
         })
         .collect()
@@ -295,28 +358,80 @@ mod tests {
                     assert_eq!(s.flags, r.flags);
                     assert!(!s.cells.is_empty());
                 }
-                // Every side neighbour of an own block is local, and ghosts have no neighbours.
+                // Every neighbour of an own block is local; a ghost keeps those the rank
+                // holds (a side facing two finer blocks may name the held one twice).
                 for b in 0..l.own {
-                    for (_, n) in side_neighbours(&l.grid, b) {
-                        assert!(n < l.global.len());
+                    let g = l.global[b] as usize;
+                    for s in 0..NB_SLOTS {
+                        let (local, global) = (
+                            l.grid.neighbours[b * NB_SLOTS + s],
+                            grid.neighbours[g * NB_SLOTS + s],
+                        );
+                        assert_eq!(local == NONE, global == NONE);
+                        if local != NONE {
+                            assert_eq!(l.global[local as usize], global);
+                        }
                     }
                 }
                 for g in l.own..l.global.len() {
-                    assert!((0..NB_SLOTS).all(|s| l.grid.neighbours[g * NB_SLOTS + s] == NONE));
+                    for s in 0..NB_SLOTS {
+                        let n = l.grid.neighbours[g * NB_SLOTS + s];
+                        assert!(n == NONE || (n as usize) < l.global.len());
+                    }
+                }
+                // Side ghosts first: each lies beside an own block's side.
+                for (k, &g) in l.global[l.own..].iter().enumerate() {
+                    let beside = side_neighbours(&grid, g as usize)
+                        .any(|(_, n)| p.owner[n] as usize == l.rank);
+                    assert_eq!(beside, k < l.side_ghosts, "ghost {g}");
                 }
                 assert!(l.border > 0 && l.border <= l.own);
             }
         }
     }
 
+    /// Two ranks side by side on one level: each receives the other's four columns facing
+    /// it (its stage 2 reads two, its stage 1 on the ghost reads two more), and from the
+    /// ghosts touching its blocks at a corner only the 4 × 4 cells at that corner.
     #[test]
-    fn strips_are_two_cells_deep_on_the_facing_side() {
-        let grid = BlockGrid::uniform(32, 16);
-        // Block 1 lies east of block 0: block 0 reads block 1's two western columns.
-        let cells = cells_read(&grid, 0, 1, 1);
-        assert_eq!(cells.len(), 32);
-        assert!(cells.iter().all(|c| c % 16 < 2));
-        let cells = cells_read(&grid, 1, 0, 0);
-        assert!(cells.iter().all(|c| c % 16 >= 14));
+    fn ghosts_arrive_four_cells_deep_on_the_facing_side() {
+        let grid = BlockGrid::uniform(64, 32);
+        // Blocks are 4 × 2; rank 0 owns the western two columns of blocks.
+        let owner: Vec<u32> = (0..grid.nblocks())
+            .map(|b| u32::from(grid.blocks[b].i0 >= 32))
+            .collect();
+        let p = Partition { ranks: 2, owner };
+        let l = LocalGrid::new(&grid, &p, 0);
+        assert_eq!((l.own, l.border, l.side_ghosts), (4, 2, 2));
+        let cells = &l.recvs[0].cells;
+        assert_eq!(cells.len(), 2 * 16 * 4);
+        assert!(cells.iter().all(|&(_, c)| c % 16 < 4));
+        // The direct reads of the own blocks' kernels are among them.
+        for b in 0..grid.nblocks() {
+            for (side, n) in side_neighbours(&grid, b) {
+                if p.owner[b] == 0 && p.owner[n] == 1 {
+                    for c in cells_read(&grid, b, side, n) {
+                        assert!(cells.contains(&(n as u32, c)));
+                    }
+                }
+            }
+        }
+        // A corner: rank 0 owns one block of four.
+        let grid = BlockGrid::uniform(32, 32);
+        let owner: Vec<u32> = (0..grid.nblocks())
+            .map(|b| u32::from(grid.blocks[b].i0 + grid.blocks[b].j0 > 0))
+            .collect();
+        let p = Partition { ranks: 2, owner };
+        let l = LocalGrid::new(&grid, &p, 0);
+        assert_eq!((l.own, l.border, l.side_ghosts), (1, 1, 2));
+        let diagonal = l.global[3];
+        let corner: Vec<u32> = l.recvs[0]
+            .cells
+            .iter()
+            .filter(|&&(b, _)| b == diagonal)
+            .map(|&(_, c)| c)
+            .collect();
+        assert_eq!(corner.len(), 16);
+        assert!(corner.iter().all(|c| c % 16 < 4 && c / 16 < 4));
     }
 }

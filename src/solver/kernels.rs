@@ -240,16 +240,14 @@ fn regular_rows(limits: &wgpu::Limits) -> u32 {
 }
 
 /// Bindings of the exchange buffers, group 2 (`shaders/exchange.wgsl`).
-pub const EXCHANGE_BINDINGS: u32 = 9;
-/// Of those, what the pack kernels alone use (index lists and what they fill)…
-pub const EXCHANGE_SENDING: [u32; 4] = [1, 2, 5, 6];
-/// …what the unpack kernels alone use…
-pub const EXCHANGE_RECEIVING: [u32; 4] = [3, 4, 7, 8];
-/// …and the ones written (the rest are read only, or the uniform sizes).
-pub const EXCHANGE_WRITTEN: [u32; 2] = [2, 6];
+pub const EXCHANGE_BINDINGS: u32 = 7;
+/// Of those, what the pack kernel alone uses (index list, words it fills, places)…
+pub const EXCHANGE_SENDING: [u32; 3] = [1, 2, 5];
+/// …what the unpack kernel alone uses…
+pub const EXCHANGE_RECEIVING: [u32; 3] = [3, 4, 6];
+/// …and the one written (the rest are read only, or the uniform sizes).
+pub const EXCHANGE_WRITTEN: [u32; 1] = [2];
 
-/// The kernels only a run split over ranks needs: stages over border blocks, and packing
-/// and unpacking the ghost strips. Built on demand: a one-rank run never compiles them.
 /// Group-0 bindings the pack and unpack kernels use. Their pipelines see only these, so
 /// that group 0 and the exchange group stay within 16 storage buffers per stage.
 pub const EXCHANGE_STATE: [u32; 5] = [
@@ -260,15 +258,20 @@ pub const EXCHANGE_STATE: [u32; 5] = [
     binding::BLOCK_FLAGS,
 ];
 
+/// The kernels only a run split over ranks needs: stages over border blocks and ghosts,
+/// the border blocks' dry-map, and packing and unpacking the ghost strips. Built on
+/// demand: a one-rank run never compiles them.
 pub struct RankKernels {
     pub state_layout: wgpu::BindGroupLayout,
     pub exchange_layout: wgpu::BindGroupLayout,
     pub stage1_border: wgpu::ComputePipeline,
     pub stage2_border: wgpu::ComputePipeline,
-    pub pack_stage1: wgpu::ComputePipeline,
-    pub pack_stage2: wgpu::ComputePipeline,
-    pub unpack_stage1: wgpu::ComputePipeline,
-    pub unpack_stage2: wgpu::ComputePipeline,
+    /// Stage 1 of the ghosts beside the rank's blocks (flux.wgsl).
+    pub stage1_ghosts: wgpu::ComputePipeline,
+    /// The border blocks' dry-map, once the ghosts' wet flags are in (drymap.wgsl).
+    pub scan_border: wgpu::ComputePipeline,
+    pub pack: wgpu::ComputePipeline,
+    pub unpack: wgpu::ComputePipeline,
 }
 
 impl RankKernels {
@@ -330,10 +333,10 @@ impl RankKernels {
         RankKernels {
             stage1_border: pipeline("stage1_border", &stages),
             stage2_border: pipeline("stage2_border", &stages),
-            pack_stage1: pipeline("pack_stage1", &exchange),
-            pack_stage2: pipeline("pack_stage2", &exchange),
-            unpack_stage1: pipeline("unpack_stage1", &exchange),
-            unpack_stage2: pipeline("unpack_stage2", &exchange),
+            stage1_ghosts: pipeline("stage1_ghosts", &stages),
+            scan_border: pipeline("scan_border", &k.finalize_layout),
+            pack: pipeline("pack", &exchange),
+            unpack: pipeline("unpack", &exchange),
             state_layout,
             exchange_layout,
         }

@@ -57,15 +57,14 @@ pub struct Ranked<'g, 'c> {
     waits: std::cell::Cell<Waits>,
     status: Status,
     balancer: Option<migrate::Balancer>,
-    /// The next step's stage 1, recorded during this one (see `step`); dropped wherever
-    /// the next step may differ (a rebalance, the end of a run of steps).
-    next_stage1: Option<[wgpu::CommandBuffer; 2]>,
-    /// The next step's stage 1, submitted with this step's end where that step is not
-    /// timed: one submission boundary fewer per step (see `step`).
-    started_stage1: Option<Submitted>,
-    /// The status copy of the last step, whose end planned the next step from the lagged
-    /// CFL limit before the ranks agreed on the new one (see `settle`).
-    unsettled: Option<Submitted>,
+    /// The last step's second submission (see `step`): its strips and status record, to be
+    /// read by the next step.
+    pending: Option<Exchanged>,
+    /// Whether the last step's end (dry-map, clock) is still to be submitted: the next
+    /// step's first submission does it.
+    step_end_due: bool,
+    /// Ghosts beside an own block's side, whose stage 1 the rank runs (LocalGrid).
+    side_ghosts: usize,
     /// The agreed CFL limit of the state the next step starts from, as `sim.cfl_limit`
     /// holds it on one rank (f32 bits; INF_BITS where no block set one).
     cfl_limit: u32,
@@ -83,11 +82,10 @@ const SPIN_AT_MOST: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The passes of a ranked step (see `Ranked::step`), as profiles and benchmarks name them.
 pub const PASS_NAMES: [&str; pass_clock::PASSES as usize] = [
-    "stage1_border_and_pack",
+    "dry_map_and_clock",
     "stage1_internal",
-    "stage2_unpack_border_and_pack",
-    "stage2_internal",
-    "unpack_dry_map_and_clock",
+    "unpack_and_stage1_border",
+    "stage2_and_pack",
 ];
 
 /// Timestamps around every pass of the steps of a window (at most pass_clock::TIMED_STEPS).
@@ -103,6 +101,13 @@ struct PassTiming {
 struct Submitted {
     index: wgpu::SubmissionIndex,
     maps: Vec<crate::gpu::MapRequest>,
+}
+
+/// A submission that packed strips for the next exchange, and, at a step's end, copied the
+/// status record for `settle`.
+struct Exchanged {
+    submitted: Submitted,
+    has_status: bool,
 }
 
 /// The dt limit an unstable rank offers in the global reduction.
@@ -187,9 +192,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .balance
                 .filter(|_| comm.size() > 1)
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
-            next_stage1: None,
-            started_stage1: None,
-            unsettled: None,
+            pending: None,
+            step_end_due: false,
+            side_ghosts: local.side_ghosts,
             cfl_limit: INF_BITS,
             pass_timing: None,
             spin_waits: spins_while_waiting(gpu, comm),
@@ -212,7 +217,6 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 },
                 e => e,
             })?;
-        self.unsettled = None;
         self.cfl_limit = self.sim.record().cfl_limit;
         Ok(())
     }
@@ -277,9 +281,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(())
     }
 
-    /// Pass `k` of the step `ahead` steps from now (0: this one), timed when the balancer
-    /// measures that step on the GPU.
-    fn pass(&self, k: u32, ahead: u32) -> wgpu::ComputePassDescriptor<'_> {
+    /// Pass `k` of the step being recorded, timed when the balancer measures that step on
+    /// the GPU.
+    fn pass(&self, k: u32) -> wgpu::ComputePassDescriptor<'_> {
         assert!(
             k < pass_clock::PASSES,
             "a step's passes are counted in pass_clock::PASSES"
@@ -287,87 +291,81 @@ impl<'g, 'c> Ranked<'g, 'c> {
         wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: match &self.pass_timing {
-                Some(t) => t.clock.writes(t.step + ahead, k),
-                None => self.balancer.as_ref().and_then(|b| b.pass_writes(k, ahead)),
+                Some(t) => t.clock.writes(t.step, k),
+                None => self.balancer.as_ref().and_then(|b| b.pass_writes(k)),
             },
         }
     }
 
-    /// Reads the packed strips (and flags) of a finished submission, sends them, and puts
-    /// what arrives where the unpack kernel reads it.
-    fn swap(&self, submitted: &Submitted, with_flags: bool) -> Result<()> {
+    /// Reads the messages a finished submission packed, sends them, and puts what arrives
+    /// where the unpack kernel reads it: each message is one copy out of the mapped buffer
+    /// and one copy into the other.
+    fn swap(&self, submitted: &Submitted) -> Result<()> {
         if self.transfer.peers.is_empty() {
             return Ok(());
         }
         self.wait(submitted)?;
         let t = &self.transfer;
-        let cells: Vec<u8> = read_mapped(&t.host_strips, 16 * total(&t.send_cells));
-        let flags: Vec<u8> = if with_flags {
-            read_mapped(&t.host_flags, 4 * total(&t.send_flags))
+        let messages: Vec<Vec<u8>> = if t.sends() {
+            let view = t
+                .host_strips
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("reading the packed strips: {e}")))?;
+            let mut at = 0;
+            let messages = t
+                .send_bytes()
+                .map(|n| {
+                    at += n;
+                    view[at - n..at].to_vec()
+                })
+                .collect();
+            drop(view);
+            t.host_strips.unmap();
+            messages
         } else {
-            Vec::new()
+            vec![Vec::new(); t.peers.len()]
         };
-        let mut messages = Vec::with_capacity(t.peers.len());
-        let (mut c, mut f) = (0, 0);
-        for k in 0..t.peers.len() {
-            let mut m = cells[c..c + 16 * t.send_cells[k]].to_vec();
-            c += 16 * t.send_cells[k];
-            if with_flags {
-                m.extend_from_slice(&flags[f..f + 4 * t.send_flags[k]]);
-                f += 4 * t.send_flags[k];
-            }
-            messages.push(m);
-        }
         let start = Instant::now();
         let got = self.comm.exchange(&t.peers, &messages);
         self.add_wait(|w| w.exchange_s += start.elapsed().as_secs_f64());
-        let mut recv_cells = Vec::with_capacity(16 * total(&t.recv_cells));
-        let mut recv_flags = Vec::with_capacity(4 * total(&t.recv_flags));
-        for (k, m) in got.iter().enumerate() {
-            let n = 16 * t.recv_cells[k];
-            let expected = n + if with_flags { 4 * t.recv_flags[k] } else { 0 };
+        for ((m, expected), &peer) in got.iter().zip(t.recv_bytes()).zip(&t.peers) {
             if m.len() != expected {
                 return Err(Error::Gpu(format!(
-                    "rank {}: expected {expected} bytes from rank {}, got {}",
+                    "rank {}: expected {expected} bytes from rank {peer}, got {}",
                     self.comm.rank(),
-                    t.peers[k],
                     m.len()
                 )));
             }
-            recv_cells.extend_from_slice(&m[..n]);
-            recv_flags.extend_from_slice(&m[n..]);
         }
-        let maps = if t.copies_strips {
-            None
-        } else {
-            // None only where a step failed between this exchange's maps and the next.
-            let pending = t.received_maps.borrow_mut().take();
-            Some(pending.unwrap_or_else(|| map_received(t, self.sim.gpu.queue.submit([]))))
-        };
-        if let Some(maps) = &maps {
-            self.wait(maps)?;
+        if !t.receives() {
+            return Ok(());
         }
-        let received = [
-            (&t.recv, &recv_cells, total(&t.recv_cells) > 0),
-            (&t.recv_flag, &recv_flags, total(&t.recv_flags) > 0),
-        ];
-        for (buffer, bytes, mapped) in received {
-            if maps.is_none() {
-                if !bytes.is_empty() {
-                    self.sim.gpu.queue.write_buffer(buffer, 0, bytes);
+        if t.copies_strips {
+            let mut at = 0;
+            for m in &got {
+                if !m.is_empty() {
+                    self.sim.gpu.queue.write_buffer(&t.recv, at as u64, m);
                 }
-            } else if mapped {
-                // Unmapped even when nothing came (the flags after stage 1): the next
-                // unpack pass binds it.
-                if !bytes.is_empty() {
-                    buffer
-                        .get_mapped_range_mut(..bytes.len() as u64)
-                        .map_err(|e| Error::Gpu(format!("writing the received strips: {e}")))?
-                        .copy_from_slice(bytes);
-                }
-                buffer.unmap();
+                at += m.len();
+            }
+            return Ok(());
+        }
+        // None only where a step failed between this exchange's map and the next.
+        let pending = t.received_maps.borrow_mut().take();
+        let maps = pending.unwrap_or_else(|| map_received(t, self.sim.gpu.queue.submit([])));
+        self.wait(&maps)?;
+        {
+            let mut view = t
+                .recv
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Gpu(format!("writing the received strips: {e}")))?;
+            let mut at = 0;
+            for m in &got {
+                view.slice(at..at + m.len()).copy_from_slice(m);
+                at += m.len();
             }
         }
+        t.recv.unmap();
         Ok(())
     }
 
@@ -384,122 +382,140 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// before the clock moved: dt is that step's), once the ranks have agreed on the CFL
     /// limit its end left; None for the first step of a run of steps.
     ///
-    /// A step's end plans the next dt from the limit agreed a step earlier (timestep.wgsl,
-    /// `lagged_cfl_step`), so the next step's stage 1 follows on the GPU at once, and the
-    /// ranks agree on the new limit while it runs (`settle`). Where the plan does not hold
-    /// (the limit fell by more than the margin), the step is planned again and its stage 1
-    /// runs again before stage 2 writes anything: one rank takes the same dt at once.
+    /// A step is two submissions and one exchange. The first, submitted at once, ends the
+    /// step before (dry-map of the internal blocks, clock, next dt planned from the limit
+    /// agreed a step earlier: timestep.wgsl, `lagged_cfl_step`) and runs stage 1 of the
+    /// internal blocks, while the host waits for the step before's strips, agrees on its
+    /// CFL limit (`settle`) and exchanges the strips (`swap`). The second unpacks the
+    /// ghosts' U^n and wet flags, scans the border blocks (`scan_border`), runs stage 1 on
+    /// the ghosts beside the rank's blocks and on its border blocks, then stage 2 on every
+    /// own block, and packs the new strips and copies the status record for the next
+    /// step. Where the planned dt does not hold (the limit fell by more than the margin),
+    /// the step is planned again and its internal stage 1 runs again before the second
+    /// submission: one rank takes the same dt at once.
     ///
-    /// Every command buffer is recorded while the GPU is busy with earlier work, the next
-    /// step's stage 1 included, so that no recording sits between a host wait and the work
-    /// it releases (the border blocks' passes take microseconds). On two H100s this alone
-    /// was within the noise of sleeping waits (docs/benchmarks.md).
+    /// The second submission is recorded while the GPU runs the first, so that no
+    /// recording sits between a host wait and the work it releases.
     fn step(&mut self) -> Result<Option<SimRecord>> {
-        let mut a = match self.started_stage1.take() {
-            Some(started) => started,
-            None => {
-                let [border1, internal1] = match self.next_stage1.take() {
-                    Some(recorded) => recorded,
-                    None => self.record_stage1(0),
-                };
-                self.submit_stage1(border1, internal1)
+        let ends_step_before = std::mem::take(&mut self.step_end_due);
+        self.sim
+            .gpu
+            .queue
+            .submit([self.record_stage1_internal(ends_step_before)]);
+        let exchanged = match self.pending.take() {
+            Some(pending) => pending,
+            None => self.pack_alone(),
+        };
+        let second = self.record_exchanged_part();
+        let settled = match self.settle(&exchanged) {
+            Ok(settled) => settled,
+            Err(e) => {
+                let _ = self.discard_strips(&exchanged.submitted);
+                return Err(e);
             }
         };
-        let settled = self.settle()?;
         if let Some((record, replan)) = &settled {
             if record.bad_block != 0 {
+                self.discard_strips(&exchanged.submitted)?;
                 return Ok(settled.map(|(r, _)| r));
             }
             if *replan {
-                a = self.run_stage1_again(a)?;
+                self.submit_replan();
+                self.sim
+                    .gpu
+                    .queue
+                    .submit([self.record_stage1_internal(false)]);
             }
         }
-        let [border2, internal2] = self.record_stage2();
-        self.swap(&a, false)?;
-        let t = &self.transfer;
-        let (sends_cells, sends_flags) = (total(&t.send_cells) > 0, total(&t.send_flags) > 0);
-        let filled = [(&t.host_strips, sends_cells), (&t.host_flags, sends_flags)];
-        let c = self.submit_reading([border2], &filled);
-        self.received_read_by(c.index.clone());
-        let dd = self.submit_reading([internal2], &[(&self.staging_sim, true)]);
-        self.swap(&c, true)?;
-        let tail = self.record_tail();
-        let next_timed = self.pass(0, 1).timestamp_writes.is_some();
-        let [border1, internal1] = self.record_stage1(1);
-        if next_timed {
-            // Timestamps are recorded for a step's window: the next step may need them
-            // recorded again (`count_timed_step`), so it submits its stage 1 itself.
-            let index = self.sim.gpu.queue.submit([tail]);
-            self.received_read_by(index);
-            self.next_stage1 = Some([border1, internal1]);
-        } else {
-            // The next step's border pass in the same submission as this step's end: the
-            // GPU goes from one to the other without a submission boundary between them.
-            let sends_cells = total(&self.transfer.send_cells) > 0;
-            let a = self.submit_reading(
-                [tail, border1],
-                &[(&self.transfer.host_strips, sends_cells)],
-            );
-            self.received_read_by(a.index.clone());
-            self.sim.gpu.queue.submit([internal1]);
-            self.started_stage1 = Some(a);
-        }
-        self.unsettled = Some(dd);
+        self.swap(&exchanged.submitted)?;
+        let filled = [
+            (&self.transfer.host_strips, self.transfer.sends()),
+            (&self.staging_sim, true),
+        ];
+        let submitted = self.submit_reading([second], &filled);
+        self.received_read_by(submitted.index.clone());
+        self.pending = Some(Exchanged {
+            submitted,
+            has_status: true,
+        });
+        self.step_end_due = true;
         Ok(settled.map(|(r, _)| r))
     }
 
-    /// Forgets the next step's stage 1, recorded or already running (a stage 1 writes only
-    /// U* and its blocks' stage-1 discharge, which the next stage 1 writes again); its
-    /// strips, if it packed any, are unmapped unread.
-    fn drop_next_stage1(&mut self) {
-        self.next_stage1 = None;
-        if let Some(started) = self.started_stage1.take() {
-            // A GPU that fails here fails the next submission too, with its error.
-            let _ = self.discard_strips(&started);
+    /// The strips of the state as it stands, packed for the first step of a run of steps
+    /// (later steps pack theirs at the end of the step before).
+    fn pack_alone(&self) -> Exchanged {
+        let mut e = self.encoder();
+        {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            self.pack_strips(&mut pass);
+        }
+        self.copy_strips(&mut e);
+        let filled = [(&self.transfer.host_strips, self.transfer.sends())];
+        Exchanged {
+            submitted: self.submit_reading([e.finish()], &filled),
+            has_status: false,
         }
     }
 
-    /// Submits a stage 1: the border blocks with their strips (returned, to be swapped),
-    /// then the internal blocks.
-    fn submit_stage1(
-        &self,
-        border: wgpu::CommandBuffer,
-        internal: wgpu::CommandBuffer,
-    ) -> Submitted {
-        let sends_cells = total(&self.transfer.send_cells) > 0;
-        let a = self.submit_reading([border], &[(&self.transfer.host_strips, sends_cells)]);
-        self.sim.gpu.queue.submit([internal]);
-        a
+    /// Ends the run of steps: the last step's end submitted, its CFL limit agreed (and the
+    /// next step planned again where needed), its strips dropped, so that the GPU holds
+    /// the clock one rank would and the next run of steps starts afresh.
+    fn finish_steps(&mut self) -> Result<()> {
+        if std::mem::take(&mut self.step_end_due) {
+            let mut e = self.encoder();
+            {
+                let mut pass = e.begin_compute_pass(&Default::default());
+                self.end_step_before(&mut pass);
+            }
+            self.sim.gpu.queue.submit([e.finish()]);
+        }
+        let Some(exchanged) = self.pending.take() else {
+            return Ok(());
+        };
+        let settled = self.settle(&exchanged);
+        self.discard_strips(&exchanged.submitted)?;
+        let Some((record, replan)) = settled? else {
+            return Ok(());
+        };
+        self.check(&record)?;
+        if replan {
+            self.submit_replan();
+        }
+        Ok(())
     }
 
-    /// Waits for a stage 1's strips and unmaps them unread.
-    fn discard_strips(&self, stage1: &Submitted) -> Result<()> {
-        if !stage1.maps.is_empty() {
-            self.wait(stage1)?;
+    /// Forgets a run of steps that stopped on an error: its strips are unmapped unread.
+    fn abandon_steps(&mut self) {
+        self.step_end_due = false;
+        if let Some(exchanged) = self.pending.take() {
+            // A GPU that fails here fails the next submission too, with its error.
+            let _ = self.discard_strips(&exchanged.submitted);
+        }
+    }
+
+    /// Waits for a submission's strips and unmaps them unread.
+    fn discard_strips(&self, submitted: &Submitted) -> Result<()> {
+        if submitted.maps.is_empty() {
+            return Ok(());
+        }
+        self.wait(submitted)?;
+        if self.transfer.sends() {
             read_mapped(&self.transfer.host_strips, 0);
         }
         Ok(())
     }
 
-    /// The step planned again from the agreed limits (`settle` wrote them) and its stage 1
-    /// run again; the strips of the first run, `first`, are dropped unsent.
-    fn run_stage1_again(&mut self, first: Submitted) -> Result<Submitted> {
-        self.discard_strips(&first)?;
-        self.submit_replan();
-        let [border1, internal1] = self.record_stage1(0);
-        Ok(self.submit_stage1(border1, internal1))
-    }
-
-    /// Agrees with the other ranks on the CFL limit the last step's end left, from its
-    /// status copy; returns that record (with `bad_block` set where any rank went
-    /// unstable) and whether the step planned from the lagged limit must be planned again,
-    /// in which case the limits `replan_step` reads are written. None when no step is
-    /// waiting.
-    fn settle(&mut self) -> Result<Option<(SimRecord, bool)>> {
-        let Some(status) = self.unsettled.take() else {
+    /// Agrees with the other ranks on the CFL limit the last step's end left, from the
+    /// status copy of `exchanged`; returns that record (with `bad_block` set where any rank
+    /// went unstable) and whether the step planned from the lagged limit must be planned
+    /// again, in which case the limits `replan_step` reads are written. None when
+    /// `exchanged` carries no status (the first step of a run of steps).
+    fn settle(&mut self, exchanged: &Exchanged) -> Result<Option<(SimRecord, bool)>> {
+        self.wait(&exchanged.submitted)?;
+        if !exchanged.has_status {
             return Ok(None);
-        };
-        self.wait(&status)?;
+        }
         let size = std::mem::size_of::<SimRecord>();
         let mut record: SimRecord = *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size));
         let start = Instant::now();
@@ -548,21 +564,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
         s.gpu.queue.submit([e.finish()]);
     }
 
-    /// Settles the last step (see `settle`) at the end of a run of steps, planning the
-    /// next one again where needed, so the GPU holds the clock one rank would.
-    fn settle_last_step(&mut self) -> Result<()> {
-        let Some((record, replan)) = self.settle()? else {
-            return Ok(());
-        };
-        self.check(&record)?;
-        if replan {
-            self.submit_replan();
-        }
-        Ok(())
-    }
-
-    /// Submits `commands` (one submission) and asks for the buffers they copy to (those
-    /// marked true; a rank with no peers copies no strips) to be mapped once it is done.
+    /// Submits `commands` (one submission) and asks for the buffers they fill (those
+    /// marked true; a rank with no peers packs no strips) to be mapped once it is done.
     fn submit_reading<const N: usize>(
         &self,
         commands: [wgpu::CommandBuffer; N],
@@ -584,99 +587,96 @@ impl<'g, 'c> Ranked<'g, 'c> {
             .create_command_encoder(&Default::default())
     }
 
-    /// Stage 1 of the step `ahead` steps from now: the border blocks, their strips packed
-    /// and copied for the host; then the internal blocks.
-    fn record_stage1(&self, ahead: u32) -> [wgpu::CommandBuffer; 2] {
-        let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
-        let n_send = total(&t.send_cells);
+    /// The first submission of a step (see `step`): the step before's end, when it is
+    /// due (pass 0), then stage 1 of the internal blocks (pass 1).
+    fn record_stage1_internal(&self, ends_step_before: bool) -> wgpu::CommandBuffer {
+        let s = &self.sim;
         let mut e = self.encoder();
         {
-            let mut pass = e.begin_compute_pass(&self.pass(0, ahead));
-            pass.set_bind_group(0, &s.bind_group, &[]);
-            pass.set_pipeline(&k.stage1_border);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
-            if n_send > 0 {
-                pass.set_bind_group(0, &t.state_group, &[]);
-                pass.set_bind_group(2, &t.pack_group, &[]);
-                pass.set_pipeline(&k.pack_stage1);
-                pass.dispatch_workgroups(groups(n_send), 1, 1);
+            let mut pass = e.begin_compute_pass(&self.pass(0));
+            if ends_step_before {
+                self.end_step_before(&mut pass);
             }
         }
-        if n_send > 0 && t.copies_strips {
-            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, 16 * n_send as u64);
+        {
+            let mut pass = e.begin_compute_pass(&self.pass(1));
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            s.dispatch_internal(&mut pass, 1);
         }
-        [e.finish(), self.record_internal(1, ahead).finish()]
+        e.finish()
     }
 
-    /// Stage 2: the ghosts' U* unpacked, the border blocks, their strips and wet flags packed
-    /// and copied for the host; then the internal blocks and the status record's copy.
-    fn record_stage2(&self) -> [wgpu::CommandBuffer; 2] {
+    /// The end of the step before: the internal blocks' dry-map, the clock and the next
+    /// dt (scan_then_finalize; the border blocks are scanned at the next step's start).
+    fn end_step_before(&self, pass: &mut wgpu::ComputePass) {
+        let s = &self.sim;
+        pass.set_bind_group(0, &s.bind_group, &[]);
+        pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
+        pass.set_pipeline(&s.kernels.scan_then_finalize);
+        pass.dispatch_workgroups(s.scan_groups, 1, 1);
+    }
+
+    /// The second submission of a step (see `step`): the ghosts' U^n and wet flags
+    /// unpacked, the border blocks' dry-map, stage 1 on the side ghosts and the border
+    /// blocks (pass 2); stage 2 on every own block and the new strips packed (pass 3);
+    /// the strips and the status record copied for the host.
+    fn record_exchanged_part(&self) -> wgpu::CommandBuffer {
         let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
-        let (n_send, n_recv) = (total(&t.send_cells), total(&t.recv_cells));
-        let n_flags = total(&t.send_flags).max(total(&t.recv_flags));
+        let n_recv = total(&t.recv_cells).max(total(&t.recv_flags));
         let mut e = self.encoder();
         {
-            let mut pass = e.begin_compute_pass(&self.pass(2, 0));
-            pass.set_bind_group(0, &t.state_group, &[]);
-            pass.set_bind_group(2, &t.unpack_group, &[]);
+            let mut pass = e.begin_compute_pass(&self.pass(2));
             if n_recv > 0 {
-                pass.set_pipeline(&k.unpack_stage1);
+                pass.set_bind_group(0, &t.state_group, &[]);
+                pass.set_bind_group(2, &t.unpack_group, &[]);
+                pass.set_pipeline(&k.unpack);
                 pass.dispatch_workgroups(groups(n_recv), 1, 1);
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
+            pass.set_pipeline(&k.scan_border);
+            pass.dispatch_workgroups(1, 1, 1);
+            if self.side_ghosts > 0 {
+                let (x, y) = super::grid_2d(self.side_ghosts as u32);
+                pass.set_pipeline(&k.stage1_ghosts);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            pass.set_pipeline(&k.stage1_border);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
+        }
+        {
+            let mut pass = e.begin_compute_pass(&self.pass(3));
+            pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_pipeline(&k.stage2_border);
             pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
-            if n_send.max(n_flags) > 0 {
-                pass.set_bind_group(0, &t.state_group, &[]);
-                pass.set_bind_group(2, &t.pack_group, &[]);
-                pass.set_pipeline(&k.pack_stage2);
-                pass.dispatch_workgroups(groups(n_send.max(n_flags)), 1, 1);
-            }
+            s.dispatch_internal(&mut pass, 2);
+            self.pack_strips(&mut pass);
         }
-        if n_send > 0 && t.copies_strips {
-            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, 16 * n_send as u64);
-        }
-        let n_send_flags = total(&t.send_flags);
-        if n_send_flags > 0 && t.copies_strips {
-            e.copy_buffer_to_buffer(&t.send_flag, 0, &t.host_flags, 0, 4 * n_send_flags as u64);
-        }
-        let mut internal = self.record_internal(2, 0);
+        self.copy_strips(&mut e);
         let size = std::mem::size_of::<SimRecord>() as u64;
-        internal.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);
-        [e.finish(), internal.finish()]
-    }
-
-    /// The internal blocks' stage (passes 1 and 3).
-    fn record_internal(&self, stage: u32, ahead: u32) -> wgpu::CommandEncoder {
-        let mut e = self.encoder();
-        {
-            let mut pass = e.begin_compute_pass(&self.pass(2 * stage - 1, ahead));
-            pass.set_bind_group(0, &self.sim.bind_group, &[]);
-            self.sim.dispatch_internal(&mut pass, stage);
-        }
-        e
-    }
-
-    /// The step's end, once dt is agreed: ghosts' new state and wet flags, dry-map, clock.
-    fn record_tail(&self) -> wgpu::CommandBuffer {
-        let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
-        let n_recv = total(&t.recv_cells);
-        let n_flags = total(&t.send_flags).max(total(&t.recv_flags));
-        let mut e = self.encoder();
-        {
-            let mut pass = e.begin_compute_pass(&self.pass(4, 0));
-            if n_recv.max(n_flags) > 0 {
-                pass.set_bind_group(0, &t.state_group, &[]);
-                pass.set_bind_group(2, &t.unpack_group, &[]);
-                pass.set_pipeline(&k.unpack_stage2);
-                pass.dispatch_workgroups(groups(n_recv.max(n_flags)), 1, 1);
-            }
-            pass.set_bind_group(0, &s.bind_group, &[]);
-            pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
-            pass.set_pipeline(&s.kernels.scan_then_finalize);
-            pass.dispatch_workgroups(s.scan_groups, 1, 1);
-        }
+        e.copy_buffer_to_buffer(&s.buffers.sim, 0, &self.staging_sim, 0, size);
         e.finish()
+    }
+
+    /// The own blocks' U^n and wet flags that other ranks read, packed.
+    fn pack_strips(&self, pass: &mut wgpu::ComputePass) {
+        let t = &self.transfer;
+        let n_send = total(&t.send_cells).max(total(&t.send_flags));
+        if n_send > 0 {
+            pass.set_bind_group(0, &t.state_group, &[]);
+            pass.set_bind_group(2, &t.pack_group, &[]);
+            pass.set_pipeline(&self.kernels.pack);
+            pass.dispatch_workgroups(groups(n_send), 1, 1);
+        }
+    }
+
+    /// Where the host cannot map the pack kernel's buffer: its copy for it.
+    fn copy_strips(&self, e: &mut wgpu::CommandEncoder) {
+        let t = &self.transfer;
+        let bytes: usize = t.send_bytes().sum();
+        if t.copies_strips && bytes > 0 {
+            e.copy_buffer_to_buffer(&t.send, 0, &t.host_strips, 0, bytes as u64);
+        }
     }
 
     /// Steps until the clock sits exactly on `target` (every rank calls this together), or
@@ -685,7 +685,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         if target <= self.status.t && self.status.at_target {
             return Ok(());
         }
-        self.drop_next_stage1(); // an earlier call may have stopped on an error
+        self.abandon_steps(); // an earlier call may have stopped on an error
         self.sim.set_target(target);
         let mut stopped = false;
         loop {
@@ -710,14 +710,12 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 break;
             }
             if self.balance_due(&r, step_s) {
-                self.drop_next_stage1();
-                self.settle_last_step()?;
+                self.finish_steps()?;
                 self.balance()?;
                 self.sim.set_target(target);
             }
         }
-        self.drop_next_stage1();
-        self.settle_last_step()?;
+        self.finish_steps()?;
         self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
@@ -756,7 +754,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// Exactly `n` steps, with no target in sight (benchmarks).
     pub fn run_steps(&mut self, n: u64) -> Result<()> {
-        self.drop_next_stage1(); // an earlier call may have stopped on an error
+        self.abandon_steps(); // an earlier call may have stopped on an error
         self.sim.set_target(f64::MAX / 4.0);
         for _ in 0..n {
             if let Some(r) = self.step()? {
@@ -764,8 +762,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             self.count_timed_step();
         }
-        self.drop_next_stage1();
-        self.settle_last_step()?;
+        self.finish_steps()?;
         self.close_profile_window();
         self.sim.refresh_status()?;
         self.status = self.sim.status().clone();
@@ -797,7 +794,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let Some(clock) = pass_clock::PassClock::new(self.sim.gpu) else {
             return false;
         };
-        self.drop_next_stage1();
+        self.abandon_steps();
         self.pass_timing = Some(PassTiming {
             clock,
             step: 0,
@@ -827,14 +824,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
     }
 
     /// Counts a step done; when profiling, a full window of timestamps is read and the
-    /// next begins (the next step's stage 1 is recorded again, with the new window's).
+    /// next begins.
     fn count_timed_step(&mut self) {
         let Some(t) = self.pass_timing.as_mut() else {
             return;
         };
         t.step += 1;
         if t.step == pass_clock::TIMED_STEPS && t.totals.is_some() {
-            self.drop_next_stage1();
             self.close_profile_window();
         }
     }

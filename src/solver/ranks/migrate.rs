@@ -89,12 +89,9 @@ impl Balancer {
         Ok(Some(name))
     }
 
-    /// The timestamp writes around pass `k` of the step `ahead` steps from the current
-    /// one, when it is timed.
-    pub fn pass_writes(&self, k: u32, ahead: u32) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        self.clock
-            .as_ref()?
-            .writes(self.window.steps as u32 + ahead, k)
+    /// The timestamp writes around pass `k` of the current step, when it is timed.
+    pub fn pass_writes(&self, k: u32) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        self.clock.as_ref()?.writes(self.window.steps as u32, k)
     }
 
     fn restart_window(&mut self, (idle_s, gpu_wait_s): (f64, f64)) {
@@ -422,6 +419,7 @@ impl Ranked<'_, '_> {
         self.transfer = transfer(self.sim.gpu, &sim, &self.kernels, &local);
         self.sim = sim;
         self.global_ids = local.global.clone();
+        self.side_ghosts = local.side_ghosts;
         self.local_cell = local_cells(&local);
         self.owned = (me == 0).then(|| owned_lists(self.model, &p));
         self.partition = p;

@@ -2,7 +2,7 @@
 //! ranks by, what `bench` reports under mpirun and what `run --profile` reports on ranks.
 
 /// Compute passes of a ranked step (see `Ranked::step`).
-pub const PASSES: u32 = 5;
+pub const PASSES: u32 = 4;
 /// Steps of a window timed on the GPU (its first ones): enough for a mean.
 pub const TIMED_STEPS: u32 = 32;
 

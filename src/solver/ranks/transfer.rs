@@ -1,10 +1,10 @@
-//! What a rank exchanges with its neighbours each stage: the index lists of the cells and
-//! wet flags that travel, the buffers the pack kernels fill and the unpack kernels read, and
-//! how the host reaches them (mapped directly, or through staging copies).
+//! What a rank exchanges with its neighbours each step: the index lists of the cells and
+//! wet flags that travel, the buffers the pack kernel fills and the unpack kernel reads, and
+//! how the host reaches them (mapped directly, or through a staging copy).
 
 use super::{map_buffer, total, Submitted};
 use crate::gpu::Gpu;
-use crate::partition::local::LocalGrid;
+use crate::partition::local::{Exchange, LocalGrid};
 use crate::solver::kernels::{RankKernels, EXCHANGE_RECEIVING, EXCHANGE_SENDING, EXCHANGE_WRITTEN};
 use crate::solver::Simulation;
 
@@ -18,24 +18,70 @@ pub(super) struct Transfer {
     pub(super) recv_cells: Vec<usize>,
     pub(super) send_flags: Vec<usize>,
     pub(super) recv_flags: Vec<usize>,
-    /// Group 2 for the pack kernels (the receive buffers left out) and for the unpack
-    /// kernels (the send buffers left out), so that a pass binds no buffer the host has
+    /// Group 2 for the pack kernel (the receiving buffers left out) and for the unpack
+    /// kernel (the sending ones left out), so that a pass binds no buffer the host has
     /// mapped or asked to map.
     pub(super) pack_group: wgpu::BindGroup,
     pub(super) unpack_group: wgpu::BindGroup,
+    /// The messages, one after another (exchange.wgsl): what the pack kernel fills and
+    /// what the unpack kernel reads.
     pub(super) send: wgpu::Buffer,
-    pub(super) send_flag: wgpu::Buffer,
     pub(super) recv: wgpu::Buffer,
-    pub(super) recv_flag: wgpu::Buffer,
-    /// Where the host reads the strips and flags: `send` and `send_flag` themselves where
-    /// they are mappable (`strips_written_to_host`), else copies of them.
+    /// Where the host reads the messages: `send` itself where it is mappable
+    /// (`strips_written_to_host`), else a copy of it.
     pub(super) host_strips: wgpu::Buffer,
-    pub(super) host_flags: wgpu::Buffer,
     pub(super) copies_strips: bool,
-    /// Where the host writes what arrives straight into `recv` and `recv_flag` (mappable
-    /// buffers, unless `copies_strips`): their maps for writing, asked for after the last
-    /// submission that reads them, with that submission.
+    /// Where the host writes what arrives straight into `recv` (mappable, unless
+    /// `copies_strips`): its map for writing, asked for after the last submission that
+    /// reads it, with that submission.
     pub(super) received_maps: std::cell::RefCell<Option<Submitted>>,
+}
+
+/// Words of a message: three per cell (h, hu, hv), one per wet flag.
+fn words(cells: usize, flags: usize) -> usize {
+    3 * cells + flags
+}
+
+impl Transfer {
+    /// Bytes of each message sent, per peer.
+    pub(super) fn send_bytes(&self) -> impl Iterator<Item = usize> + '_ {
+        let (c, f) = (&self.send_cells, &self.send_flags);
+        (0..self.peers.len()).map(move |k| 4 * words(c[k], f[k]))
+    }
+
+    /// Bytes of each message received, per peer.
+    pub(super) fn recv_bytes(&self) -> impl Iterator<Item = usize> + '_ {
+        let (c, f) = (&self.recv_cells, &self.recv_flags);
+        (0..self.peers.len()).map(move |k| 4 * words(c[k], f[k]))
+    }
+
+    pub(super) fn sends(&self) -> bool {
+        self.send_bytes().sum::<usize>() > 0
+    }
+
+    pub(super) fn receives(&self) -> bool {
+        self.recv_bytes().sum::<usize>() > 0
+    }
+}
+
+/// The index list and word places of one direction's messages (see exchange.wgsl): every
+/// message's cells (their storage indices), then every message's flags (their blocks).
+fn message_lists(local: &LocalGrid, exchanges: &[Exchange]) -> (Vec<u32>, Vec<u32>) {
+    let (mut cells, mut flags) = (Vec::new(), Vec::new());
+    let (mut cell_places, mut flag_places) = (Vec::new(), Vec::new());
+    let mut base = 0u32;
+    for e in exchanges {
+        let n = e.cells.len() as u32;
+        cells.extend(local.cell_indices(e));
+        cell_places.extend((0..n).map(|j| base + 3 * j));
+        let blocks = local.flag_blocks(e);
+        flag_places.extend((0..blocks.len() as u32).map(|j| base + 3 * n + j));
+        base += words(e.cells.len(), blocks.len()) as u32;
+        flags.extend(blocks);
+    }
+    cells.extend(flags);
+    cell_places.extend(flag_places);
+    (cells, cell_places)
 }
 
 /// Whether the pack kernels write the strips into buffers the host maps, instead of buffers
@@ -58,48 +104,43 @@ pub(super) fn transfer(
 ) -> Transfer {
     use wgpu::BufferUsages as U;
     let direct = strips_written_to_host(gpu);
-    let concat = |lists: Vec<Vec<u32>>| -> Vec<u32> { lists.concat() };
-    let send_index = concat(local.sends.iter().map(|e| local.cell_indices(e)).collect());
-    let recv_index = concat(local.recvs.iter().map(|e| local.cell_indices(e)).collect());
-    let send_flag_index = concat(local.sends.iter().map(|e| local.flag_blocks(e)).collect());
-    let recv_flag_index = concat(local.recvs.iter().map(|e| local.flag_blocks(e)).collect());
-    let sizes = [
-        send_index.len() as u32,
-        recv_index.len() as u32,
-        send_flag_index.len() as u32,
-        recv_flag_index.len() as u32,
+    let (send_index, send_place) = message_lists(local, &local.sends);
+    let (recv_index, recv_place) = message_lists(local, &local.recvs);
+    let count = |v: &[Exchange], f: fn(&Exchange) -> usize| v.iter().map(f).collect::<Vec<_>>();
+    let t_counts = [
+        count(&local.sends, |e| e.cells.len()),
+        count(&local.recvs, |e| e.cells.len()),
+        count(&local.sends, |e| e.flags.len()),
+        count(&local.recvs, |e| e.flags.len()),
     ];
+    let sizes: Vec<u32> = t_counts
+        .iter()
+        .map(|c| c.iter().sum::<usize>() as u32)
+        .collect();
+    let total_words = |cells: &[usize], flags: &[usize]| words(total(cells), total(flags));
+    let send_words = total_words(&t_counts[0], &t_counts[2]);
+    let recv_words = total_words(&t_counts[1], &t_counts[3]);
     let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
     let (sent, received) = if direct {
         (U::STORAGE | U::MAP_READ, U::STORAGE | U::MAP_WRITE)
     } else {
         (storage, storage)
     };
-    let cells = |n: usize| vec![[0.0f32; 4]; n.max(1)];
+    let zeros = |n: usize| vec![0u32; n.max(1)];
     let buffers = [
         gpu.buffer_with("exchange sizes", &sizes, U::UNIFORM | U::COPY_DST),
         gpu.buffer_with("send index", &send_index, storage),
-        gpu.buffer_with("send cells", &cells(send_index.len()), sent),
+        gpu.buffer_with("send words", &zeros(send_words), sent),
         gpu.buffer_with("recv index", &recv_index, storage),
-        gpu.buffer_with("recv cells", &cells(recv_index.len()), received),
-        gpu.buffer_with("send flag index", &send_flag_index, storage),
-        gpu.buffer_with(
-            "send flags",
-            &vec![0u32; send_flag_index.len().max(1)],
-            sent,
-        ),
-        gpu.buffer_with("recv flag index", &recv_flag_index, storage),
-        gpu.buffer_with(
-            "recv flags",
-            &vec![0u32; recv_flag_index.len().max(1)],
-            received,
-        ),
+        gpu.buffer_with("recv words", &zeros(recv_words), received),
+        gpu.buffer_with("send places", &send_place, storage),
+        gpu.buffer_with("recv places", &recv_place, storage),
     ];
     // Stand-ins for the bindings a kernel leaves alone: one read-only, one read-write (a
     // buffer may not be both in one dispatch).
     let unused = [
-        gpu.buffer_with("exchange stand-in", &cells(1), U::STORAGE),
-        gpu.buffer_with("exchange stand-in, read-write", &cells(1), U::STORAGE),
+        gpu.buffer_with("exchange stand-in", &zeros(4), U::STORAGE),
+        gpu.buffer_with("exchange stand-in, read-write", &zeros(4), U::STORAGE),
     ];
     let group = |label, sends: bool| {
         let entries: Vec<wgpu::BindGroupEntry> = buffers
@@ -107,10 +148,10 @@ pub(super) fn transfer(
             .enumerate()
             .map(|(b, buf)| {
                 let b = b as u32;
-                let other_side = if sends {
-                    EXCHANGE_RECEIVING
+                let other_side: &[u32] = if sends {
+                    &EXCHANGE_RECEIVING
                 } else {
-                    EXCHANGE_SENDING
+                    &EXCHANGE_SENDING
                 };
                 let buf = if other_side.contains(&b) {
                     &unused[usize::from(EXCHANGE_WRITTEN.contains(&b))]
@@ -141,28 +182,22 @@ pub(super) fn transfer(
         layout: &k.state_layout,
         entries: &state_entries,
     });
+    let [send_cells, recv_cells, send_flags, recv_flags] = t_counts;
     let t = Transfer {
         state_group,
         peers: local.sends.iter().map(|e| e.rank).collect(),
-        send_cells: local.sends.iter().map(|e| e.cells.len()).collect(),
-        recv_cells: local.recvs.iter().map(|e| e.cells.len()).collect(),
-        send_flags: local.sends.iter().map(|e| e.flags.len()).collect(),
-        recv_flags: local.recvs.iter().map(|e| e.flags.len()).collect(),
+        send_cells,
+        recv_cells,
+        send_flags,
+        recv_flags,
         pack_group: group("exchange: pack", true),
         unpack_group: group("exchange: unpack", false),
         send: buffers[2].clone(),
-        send_flag: buffers[6].clone(),
         recv: buffers[4].clone(),
-        recv_flag: buffers[8].clone(),
         host_strips: if direct {
             buffers[2].clone()
         } else {
-            map_buffer(gpu, "strips", 16 * send_index.len())
-        },
-        host_flags: if direct {
-            buffers[6].clone()
-        } else {
-            map_buffer(gpu, "flags", 4 * send_flag_index.len())
+            map_buffer(gpu, "strips", 4 * send_words)
         },
         copies_strips: !direct,
         received_maps: Default::default(),
@@ -177,16 +212,12 @@ pub(super) fn transfer(
 /// Asks for the receive buffers the exchange fills to be mapped for the host to write, once
 /// submission `index` (the last to read them) is done.
 pub(super) fn map_received(t: &Transfer, index: wgpu::SubmissionIndex) -> Submitted {
-    let filled = [
-        (&t.recv, total(&t.recv_cells) > 0),
-        (&t.recv_flag, total(&t.recv_flags) > 0),
-    ];
     Submitted {
         index,
-        maps: filled
-            .iter()
-            .filter(|(_, used)| *used)
-            .map(|(buffer, _)| crate::gpu::request_write(buffer))
-            .collect(),
+        maps: if t.receives() {
+            vec![crate::gpu::request_write(&t.recv)]
+        } else {
+            Vec::new()
+        },
     }
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The ranked step with one exchange ("onex") against the step with two ("old", main before
+# it), side by side on one 4-GPU machine: one GPU (the one-rank step must not change), then
+# strong and weak scaling on 4 ranks, two rounds (three for the smallest grid), alternating
+# builds; then 1/4/16 ranks write
+# the same bytes. Run from the repository root with .bench/quadflood-{old,onex} built with
+# --no-default-features --features mpi and the Vulkan loader in .gl/ (docs/development.md);
+# OUT is where the results go.
+set -u
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader > $OUT/gpu.txt
+MPI="mpirun --allow-run-as-root --bind-to none"
+R=$OUT/results.txt
+ms() { grep -o '"ms_per_step": [0-9.e+-]*' $1 | head -1 | cut -d' ' -f2; }
+waits() { python3 -c "
+import json;d=json.load(open('$1'))
+r=d['per_rank_ms_per_step'];n=len(r)
+print('gpu_between %.4f dt_reduction_wait %.4f exchange_wait %.4f gpu_busy %.4f' % tuple(sum(x[k] for x in r)/n for k in ('gpu_between','dt_reduction_wait','exchange_wait','gpu_busy')))"; }
+for round in 1 2; do
+  for b in old onex; do
+    ./.bench/quadflood-$b bench --n 4096 --steps 1000 --adapter NVIDIA --json /tmp/one.json > /dev/null 2>&1
+    echo "$b r$round 1 GPU 4096x4096: $(ms /tmp/one.json)" | tee -a $R
+  done
+done
+for round in 1 2 3; do
+  for b in old onex; do
+    B=./.bench/quadflood-$b
+    for ny in 4096 8192 16384; do
+      [ $round = 3 ] && [ $ny != 4096 ] && continue
+      $MPI -n 4 $B bench --n 4096 --ny $ny --steps 1000 --json /tmp/f.json > /dev/null 2>&1
+      echo "$b r$round 4 ranks 4096x$ny: $(ms /tmp/f.json) | $(waits /tmp/f.json)" | tee -a $R
+      [ $round = 2 ] && [ $ny != 8192 ] && cp /tmp/f.json $OUT/four-$b-$ny.json
+    done
+  done
+done
+for ny in 4096 8192; do
+  $MPI -n 2 ./.bench/quadflood-onex bench --n 4096 --ny $ny --steps 1000 --json /tmp/t2.json > /dev/null 2>&1
+  echo "onex 2 ranks 4096x$ny: $(ms /tmp/t2.json) | $(waits /tmp/t2.json)" | tee -a $R
+  cp /tmp/t2.json $OUT/two-onex-$ny.json
+done
+B=$PWD/.bench/quadflood-onex
+S=$PWD/scenarios/wall-dam-break.toml
+$B run $S --set time.end=20 --adapter NVIDIA --out /tmp/r1 > /dev/null 2>&1; echo "1 rank exit $?" | tee -a $R
+for n in 4 16; do
+  $MPI --oversubscribe -n $n $B run $S --set time.end=20 --out /tmp/r$n > /dev/null 2>&1; echo "$n ranks exit $?" | tee -a $R
+  same=0; diff=0
+  for f in $(cd /tmp/r1 && ls); do
+    case $f in summary.json|run.log) continue;; esac
+    if cmp -s /tmp/r1/$f /tmp/r$n/$f; then same=$((same+1)); else diff=$((diff+1)); echo "differs: $f" | tee -a $R; fi
+  done
+  echo "$n ranks: $same files identical to 1 rank's, $diff differ" | tee -a $R
+done
+# Load balancing with the new step: static, idle rule and cost rule on the wall dam break.
+MPIRUN_FLAGS="-x XDG_RUNTIME_DIR --bind-to none" XDG_RUNTIME_DIR=/tmp timeout 240 \
+  tools/balance_benchmark.sh ./.bench/quadflood-onex 4 /tmp/bal > $OUT/balance.md 2> $OUT/balance.err
