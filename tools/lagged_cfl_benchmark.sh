@@ -3,18 +3,10 @@
 # machine: .bench/quadflood-{sel,lag} built with --no-default-features --features mpi, run from
 # the repository root with the Vulkan loader in .gl/ (docs/development.md).
 set -u
-for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
-nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader > $OUT/gpu.txt
-MPI="mpirun --allow-run-as-root --bind-to none"
+. tools/bench_lib.sh
 S=scenarios/circular-dam-break.toml
 SET="--set domain.nx=4096 --set domain.ny=4096 --set domain.cell_size=0.0625 --set time.end=5 --set time.gauge_interval=1000 --set output.rasters=false"
-R=$OUT/results.txt
 summ() { python3 -c "import json;d=json.load(open('$1'));w=d['wall_clock_s'];print('steps',d['steps'],'planned_again',d.get('steps_planned_again'),'stepping_s',round(w['stepping'],3))"; }
-ms() { grep -o '"ms_per_step": [0-9.e+-]*' $1 | head -1 | cut -d' ' -f2; }
-waits() { python3 -c "
-import json;d=json.load(open('$1'))
-r=d['per_rank_ms_per_step'];n=len(r)
-print('gpu_between %.4f dt_reduction_wait %.4f exchange_wait %.4f gpu_busy %.4f' % tuple(sum(x[k] for x in r)/n for k in ('gpu_between','dt_reduction_wait','exchange_wait','gpu_busy')))"; }
 for round in 1 2; do
   for b in sel lag; do
     B=./.bench/quadflood-$b

@@ -2,20 +2,12 @@
 # The ranked step with one exchange ("onex") against the step with two ("old", main before
 # it), side by side on one 4-GPU machine: one GPU (the one-rank step must not change), then
 # strong and weak scaling on 4 ranks, two rounds (three for the smallest grid), alternating
-# builds; then 1/4/16 ranks write
-# the same bytes. Run from the repository root with .bench/quadflood-{old,onex} built with
+# builds; 2 ranks for the scaling model; 1/4/16 ranks write the same bytes; the balancing
+# comparison. Run from the repository root with .bench/quadflood-{old,onex} built with
 # --no-default-features --features mpi and the Vulkan loader in .gl/ (docs/development.md);
 # OUT is where the results go.
 set -u
-for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
-nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader > $OUT/gpu.txt
-MPI="mpirun --allow-run-as-root --bind-to none"
-R=$OUT/results.txt
-ms() { grep -o '"ms_per_step": [0-9.e+-]*' $1 | head -1 | cut -d' ' -f2; }
-waits() { python3 -c "
-import json;d=json.load(open('$1'))
-r=d['per_rank_ms_per_step'];n=len(r)
-print('gpu_between %.4f dt_reduction_wait %.4f exchange_wait %.4f gpu_busy %.4f' % tuple(sum(x[k] for x in r)/n for k in ('gpu_between','dt_reduction_wait','exchange_wait','gpu_busy')))"; }
+. tools/bench_lib.sh
 for round in 1 2; do
   for b in old onex; do
     ./.bench/quadflood-$b bench --n 4096 --steps 1000 --adapter NVIDIA --json /tmp/one.json > /dev/null 2>&1
