@@ -50,8 +50,8 @@ const CLASS_REGULAR: u32 = 0u;  // internal, every side facing blocks of its own
 const CLASS_BORDER: u32 = 1u;   // beside another rank's blocks (any levels)
 const CLASS_LEVELS: u32 = 2u;   // internal, with a level change on a side (every internal
                                 // block when there is no regular class: Params.regular_blocks)
-const CLASS_GHOST: u32 = 3u;    // another rank's block beside an own block's side: stage 1
-                                // only, on every one (src/partition/local.rs)
+const CLASS_GHOST: u32 = 3u;    // a rank's stage 1 on its ghosts (every one), then on its
+                                // launched border blocks, in one dispatch
 
 // BcDef.kind
 const BC_WALL: u32 = 0u;
@@ -203,7 +203,8 @@ struct Peak {
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(17) var<storage, read> sources: array<vec4<u32>>;
 // Indirect dispatch arguments: workgroups of the stage kernels on regular internal blocks
-// [0..3), on border blocks [3..6), on internal blocks with a level change [6..9). In a
+// [0..3), on border blocks [3..6), on internal blocks with a level change [6..9), and of a
+// rank's stage 1 on its ghosts and border blocks [9..12). In a
 // group of its own, bound only for the kernels that finalise a step: a buffer may not be
 // storage and indirect argument within one dispatch.
 @group(1) @binding(0) var<storage, read_write> dispatch: array<u32>;
@@ -238,7 +239,12 @@ fn staged(b: u32) -> bool {
 fn block_of_list(kind: u32, linear: u32) -> u32 {
     let nb = params.nblocks;
     if (kind == CLASS_GHOST) {
-        return params.own_blocks + linear;
+        let ghosts = nb - params.own_blocks;
+        if (linear < ghosts) {
+            return params.own_blocks + linear;
+        }
+        let border = linear - ghosts;
+        return select(active_list[nb + border], border, sim.all_active == 1u);
     }
     // all_active 2 or 3: every internal block launched (see Sim). The fixed lists then
     // serve the internal blocks too: the moving ones, in the order the atomics came, made a
@@ -275,7 +281,7 @@ fn dispatched_in(kind: u32) -> u32 {
     switch (kind) {
         case CLASS_BORDER: { return sim.dispatched_border; }
         case CLASS_LEVELS: { return sim.dispatched_levels; }
-        case CLASS_GHOST: { return params.nblocks - params.own_blocks; }
+        case CLASS_GHOST: { return params.nblocks - params.own_blocks + sim.dispatched_border; }
         default: { return sim.dispatched; }
     }
 }

@@ -92,6 +92,8 @@ fn scan_border(@builtin(local_invocation_index) lid: u32) {
     sim.list_count_border = launched;
     sim.dispatched_border = border;
     set_groups(3u, border);
+    let ghosts = params.nblocks - params.own_blocks;
+    set_groups(9u, select(0u, ghosts + border, sim.dt > 0.0));
 }
 
 fn append_launched(b: u32, parity: u32) {

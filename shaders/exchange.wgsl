@@ -2,7 +2,7 @@
 // staging buffer, and unpack what arrives into the ghost blocks. Index lists are built once
 // on the host (src/partition/local.rs), so each direction is one gather or scatter over a
 // list. The cells travel as U^{n+1} once stage 2 is done, deep enough that the receiver
-// runs the next step's stage 1 on its side ghosts itself (stage1_ghosts), with the blocks'
+// runs the next step's stage 1 on its ghosts itself (stage1_ghosts_and_border), with the blocks'
 // wet flags for its border blocks' dry-map (scan_border).
 
 struct ExchangeSizes {

@@ -1019,13 +1019,11 @@ fn stage1_levels(ids: Invocation) { run_stage(1u, CLASS_LEVELS, ids); }
 fn stage2_levels(ids: Invocation) { run_stage(2u, CLASS_LEVELS, ids); }
 
 @compute @workgroup_size(16, 16)
-fn stage1_border(ids: Invocation) { run_stage(1u, CLASS_BORDER, ids); }
-
-@compute @workgroup_size(16, 16)
 fn stage2_border(ids: Invocation) { run_stage(2u, CLASS_BORDER, ids); }
 
-// Stage 1 of the ghosts beside a rank's blocks, from the U^n the step's exchange brought:
-// its blocks' stage 2 then reads their U* without a second exchange. Only the cells within
-// two of the rank's blocks are read, and their inputs all arrived (src/partition/local.rs).
+// A rank's stage 1 on its ghosts, from the U^n the step's exchange brought (its blocks'
+// stage 2 then reads their U* without a second exchange; only the cells within two of its
+// blocks are read, and their inputs all arrived: src/partition/local.rs), and on its
+// border blocks: one dispatch, whose few workgroups run side by side.
 @compute @workgroup_size(16, 16)
-fn stage1_ghosts(ids: Invocation) { run_stage(1u, CLASS_GHOST, ids); }
+fn stage1_ghosts_and_border(ids: Invocation) { run_stage(1u, CLASS_GHOST, ids); }

@@ -264,10 +264,9 @@ pub const EXCHANGE_STATE: [u32; 5] = [
 pub struct RankKernels {
     pub state_layout: wgpu::BindGroupLayout,
     pub exchange_layout: wgpu::BindGroupLayout,
-    pub stage1_border: wgpu::ComputePipeline,
     pub stage2_border: wgpu::ComputePipeline,
-    /// Stage 1 of the ghosts beside the rank's blocks (flux.wgsl).
-    pub stage1_ghosts: wgpu::ComputePipeline,
+    /// Stage 1 of the ghosts and the border blocks, one dispatch (flux.wgsl).
+    pub stage1_ghosts_and_border: wgpu::ComputePipeline,
     /// The border blocks' dry-map, once the ghosts' wet flags are in (drymap.wgsl).
     pub scan_border: wgpu::ComputePipeline,
     pub pack: wgpu::ComputePipeline,
@@ -331,9 +330,8 @@ impl RankKernels {
             })
         };
         RankKernels {
-            stage1_border: pipeline("stage1_border", &stages),
             stage2_border: pipeline("stage2_border", &stages),
-            stage1_ghosts: pipeline("stage1_ghosts", &stages),
+            stage1_ghosts_and_border: pipeline("stage1_ghosts_and_border", &stages),
             scan_border: pipeline("scan_border", &k.finalize_layout),
             pack: pipeline("pack", &exchange),
             unpack: pipeline("unpack", &exchange),

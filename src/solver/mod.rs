@@ -63,6 +63,8 @@ const FRICTION_PER_CELL: u32 = 0x8000_0000;
 /// in `shaders/common.wgsl`).
 const REGULAR_ARGS: u64 = 0;
 pub(crate) const BORDER_ARGS: u64 = 12;
+/// Where a rank's stage 1 on its ghosts and border blocks finds its dispatch arguments.
+pub(crate) const GHOST_ARGS: u64 = 36;
 pub(crate) const LEVELS_ARGS: u64 = 24;
 /// Threads of the dry-map and finalize kernels (`FINALIZE_THREADS` in `shaders/timestep.wgsl`).
 const SCAN_THREADS: u32 = 64;
@@ -1186,7 +1188,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
-    let dispatch = [0, 1].map(|_| gpu.buffer_with("dispatch", &[0u32; 9], storage | U::INDIRECT));
+    let dispatch = [0, 1].map(|_| gpu.buffer_with("dispatch", &[0u32; 12], storage | U::INDIRECT));
     let buffers = Buffers {
         control: pick(binding::CONTROL),
         sim: pick(binding::SIM),

@@ -10,7 +10,7 @@
 use super::kernels::RankKernels;
 use super::{
     lagged_plan_holds, Fields, SimRecord, Simulation, Snapshot, Split, Status, Stepper,
-    BORDER_ARGS, INF_BITS,
+    BORDER_ARGS, GHOST_ARGS, INF_BITS,
 };
 use crate::comm::Comm;
 use crate::error::{Error, Result};
@@ -63,8 +63,6 @@ pub struct Ranked<'g, 'c> {
     /// Whether the last step's end (dry-map, clock) is still to be submitted: the next
     /// step's first submission does it.
     step_end_due: bool,
-    /// Ghosts beside an own block's side, whose stage 1 the rank runs (LocalGrid).
-    side_ghosts: usize,
     /// The agreed CFL limit of the state the next step starts from, as `sim.cfl_limit`
     /// holds it on one rank (f32 bits; INF_BITS where no block set one).
     cfl_limit: u32,
@@ -194,7 +192,6 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 .map(|s| migrate::Balancer::new(s, model, comm.size(), gpu)),
             pending: None,
             step_end_due: false,
-            side_ghosts: local.side_ghosts,
             cfl_limit: INF_BITS,
             pass_timing: None,
             spin_waits: spins_while_waiting(gpu, comm),
@@ -636,13 +633,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
             pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
             pass.set_pipeline(&k.scan_border);
             pass.dispatch_workgroups(1, 1, 1);
-            if self.side_ghosts > 0 {
-                let (x, y) = super::grid_2d(self.side_ghosts as u32);
-                pass.set_pipeline(&k.stage1_ghosts);
-                pass.dispatch_workgroups(x, y, 1);
-            }
-            pass.set_pipeline(&k.stage1_border);
-            pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], BORDER_ARGS);
+            pass.set_pipeline(&k.stage1_ghosts_and_border);
+            pass.dispatch_workgroups_indirect(&s.buffers.dispatch[0], GHOST_ARGS);
         }
         {
             let mut pass = e.begin_compute_pass(&self.pass(3));

@@ -419,7 +419,6 @@ impl Ranked<'_, '_> {
         self.transfer = transfer(self.sim.gpu, &sim, &self.kernels, &local);
         self.sim = sim;
         self.global_ids = local.global.clone();
-        self.side_ghosts = local.side_ghosts;
         self.local_cell = local_cells(&local);
         self.owned = (me == 0).then(|| owned_lists(self.model, &p));
         self.partition = p;
