@@ -29,8 +29,8 @@ pub struct LocalGrid {
     /// own) do not.
     pub own: usize,
     pub border: usize,
-    /// Ghosts [own, own + side_ghosts) lie beside an own block's side: the rank runs their
-    /// stage 1 itself. The other ghosts touch own blocks at a corner only.
+    /// Ghosts [own, own + side_ghosts) lie beside an own block's side: their U* is what the
+    /// rank's stage 2 reads. The other ghosts touch own blocks at a corner only.
     pub side_ghosts: usize,
     pub sends: Vec<Exchange>,
     pub recvs: Vec<Exchange>,
@@ -106,7 +106,7 @@ fn gap(a: [i64; 4], b: [i64; 4]) -> i64 {
 
 /// How far (in cells of its own level) from a rank's blocks ghost `g`'s U^n is read in a
 /// step. A block's stage 2 reads its side neighbours' U* two cells deep; the rank computes
-/// that U* itself (stage 1 on its side ghosts), which reads two cells further, so four
+/// that U* itself (stage 1 on its ghosts), which reads two cells further, so four
 /// cells. A finer block beside a coarser one is read further: the coarse block's stage 1
 /// reads two coarse cells (four fine) of it, from coarse cells up to three of their own
 /// from the rank's blocks, so ten.

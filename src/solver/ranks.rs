@@ -385,7 +385,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// internal blocks, while the host waits for the step before's strips, agrees on its
     /// CFL limit (`settle`) and exchanges the strips (`swap`). The second unpacks the
     /// ghosts' U^n and wet flags, scans the border blocks (`scan_border`), runs stage 1 on
-    /// the ghosts beside the rank's blocks and on its border blocks, then stage 2 on every
+    /// the rank's ghosts and on its border blocks (one dispatch), then stage 2 on every
     /// own block, and packs the new strips and copies the status record for the next
     /// step. Where the planned dt does not hold (the limit fell by more than the margin),
     /// the step is planned again and its internal stage 1 runs again before the second
@@ -614,7 +614,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
     }
 
     /// The second submission of a step (see `step`): the ghosts' U^n and wet flags
-    /// unpacked, the border blocks' dry-map, stage 1 on the side ghosts and the border
+    /// unpacked, the border blocks' dry-map, stage 1 on the ghosts and the border
     /// blocks (pass 2); stage 2 on every own block and the new strips packed (pass 3);
     /// the strips and the status record copied for the host.
     fn record_exchanged_part(&self) -> wgpu::CommandBuffer {
