@@ -50,6 +50,10 @@ const CLASS_REGULAR: u32 = 0u;  // internal, every side facing blocks of its own
 const CLASS_BORDER: u32 = 1u;   // beside another rank's blocks (any levels)
 const CLASS_LEVELS: u32 = 2u;   // internal, with a level change on a side (every internal
                                 // block when there is no regular class: Params.regular_blocks)
+// Sim.all_active: a rank whose dry-map launched every internal block, before its border
+// blocks are scanned (scan_border), and after, where some of them are not launched.
+const INTERNAL_LAUNCHED_BORDER_UNSCANNED: u32 = 2u;
+const INTERNAL_LAUNCHED: u32 = 3u;
 const CLASS_GHOST: u32 = 3u;    // a rank's stage 1 on its ghosts (every one), then on its
                                 // launched border blocks, in one dispatch
 
@@ -249,7 +253,9 @@ fn block_of_list(kind: u32, linear: u32) -> u32 {
     // all_active 2 or 3: every internal block launched (see Sim). The fixed lists then
     // serve the internal blocks too: the moving ones, in the order the atomics came, made a
     // rank's internal stage 1 7% slower on an H100.
-    let every = sim.all_active == 1u || (sim.all_active >= 2u && kind != CLASS_BORDER);
+    let internal = sim.all_active == INTERNAL_LAUNCHED_BORDER_UNSCANNED
+        || sim.all_active == INTERNAL_LAUNCHED;
+    let every = sim.all_active == 1u || (internal && kind != CLASS_BORDER);
     if (every) {
         let in_order = (params.flags & FLAG_CLASSES_IN_ORDER) != 0u;
         switch (kind) {

@@ -84,12 +84,12 @@ fn scan_border(@builtin(local_invocation_index) lid: u32) {
     if (lid != 0u) {
         return;
     }
-    let launched = atomicLoad(&wg_border_launched);
-    if (sim.all_active == 2u) {
-        sim.all_active = select(3u, 1u, launched == params.border_blocks);
+    let count = atomicLoad(&wg_border_launched);
+    if (sim.all_active == INTERNAL_LAUNCHED_BORDER_UNSCANNED) {
+        sim.all_active = select(INTERNAL_LAUNCHED, 1u, count == params.border_blocks);
     }
-    let border = select(0u, launched, sim.dt > 0.0);
-    sim.list_count_border = launched;
+    let border = select(0u, count, sim.dt > 0.0);
+    sim.list_count_border = count;
     sim.dispatched_border = border;
     set_groups(3u, border);
     let ghosts = params.nblocks - params.own_blocks;

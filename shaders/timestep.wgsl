@@ -213,11 +213,11 @@ fn end_in_stage2(lid: u32, groups: u32) {
     }
 }
 
-// Whether the dry-map launched every own block: the step then reads the fixed lists, in
-// block order, where the dry-map's are in the order its atomics came (3.5% slower on a
-// fully wet 4096² grid on one H100, 6% on two). Stage 2 then reads every neighbour's U*
-// unasked, ghosts included: unpack_stage1 writes every ghost cell a stage reads, U* or U^n
-// as its owner launched it or not.
+// Whether the dry-map launched every internal block: the step then reads the fixed lists,
+// in block order, where the dry-map's are in the order its atomics came (3.5% slower on a
+// fully wet 4096² grid on one H100, 6% on two). Where every block is launched, stage 2
+// reads every neighbour's U* unasked, ghosts included: a rank runs stage 1 on every ghost,
+// and a ghost its owner did not launch is dry among dry blocks, so its U* is its U^n.
 fn every_internal_block_launched(internal: u32) -> bool {
     return sim.list_count == params.regular_blocks
         && sim.list_count_levels == internal - params.regular_blocks;
@@ -264,7 +264,7 @@ fn finalize(lid: u32, replan: bool) {
     let internal_all = every_internal_block_launched(internal);
     let all = (params.flags & FLAG_SKIP_DRY) == 0u || raining
         || (internal_all && params.border_blocks == 0u);
-    sim.all_active = select(select(0u, 2u, internal_all), 1u, all);
+    sim.all_active = select(select(0u, INTERNAL_LAUNCHED_BORDER_UNSCANNED, internal_all), 1u, all);
     var regular = select(sim.list_count, params.regular_blocks, all);
     var border = select(sim.list_count_border, params.border_blocks, all);
     var levels = select(sim.list_count_levels, internal - params.regular_blocks, all);

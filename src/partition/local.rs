@@ -29,9 +29,6 @@ pub struct LocalGrid {
     /// own) do not.
     pub own: usize,
     pub border: usize,
-    /// Ghosts [own, own + side_ghosts) lie beside an own block's side: their U* is what the
-    /// rank's stage 2 reads. The other ghosts touch own blocks at a corner only.
-    pub side_ghosts: usize,
     pub sends: Vec<Exchange>,
     pub recvs: Vec<Exchange>,
 }
@@ -117,18 +114,28 @@ fn reach(grid: &BlockGrid, g: usize) -> i64 {
 }
 
 /// The cells `rank` receives from `from` (as (global block, cell)) each step: the U^n its
-/// own blocks' two stages read, its own stage 1 on the ghosts beside them included: every
-/// cell of a ghost owned by `from` that lies within `reach` of a block of `rank` it touches.
+/// own blocks' two stages read, its own stage 1 on its ghosts included: every cell of a
+/// ghost owned by `from` that lies within `reach` of a block of `rank` it touches.
 fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32, u32)> {
+    // The rank's blocks each ghost touches, whichever of the two lists the other (corner
+    // slots across a level change are not always mutual).
+    let mut touching: HashMap<u32, BTreeSet<usize>> = HashMap::new();
+    for b in p.blocks_of(rank) {
+        for n in all_neighbours(grid, b).filter(|&n| p.owner[n] as usize != rank) {
+            let mine = touching.entry(n as u32).or_default();
+            mine.insert(b);
+            mine.extend(all_neighbours(grid, n).filter(|&m| p.owner[m] as usize == rank));
+        }
+    }
     let mut cells = Vec::new();
     for g in ghosts_of(grid, p, rank) {
         let g = g as usize;
         if p.owner[g] as usize != from {
             continue;
         }
-        let mine: Vec<[i64; 4]> = all_neighbours(grid, g)
-            .filter(|&n| p.owner[n] as usize == rank)
-            .map(|n| extent(&grid.blocks[n]))
+        let mine: Vec<[i64; 4]> = touching[&(g as u32)]
+            .iter()
+            .map(|&n| extent(&grid.blocks[n]))
             .collect();
         let (s, [x0, y0, ..]) = (1i64 << grid.blocks[g].level, extent(&grid.blocks[g]));
         let reach = reach(grid, g);
@@ -154,9 +161,11 @@ fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
 }
 
 /// Block `b`'s neighbour slots, renumbered locally. Ghosts keep the neighbours the rank
-/// holds, since it runs stage 1 on some of them; where a side faces two finer blocks and
-/// the rank holds one, both slots name that one: the kernels take a side whose first slot
-/// is empty for the domain's edge, and the cells the other slot would give are never read.
+/// holds, since it runs stage 1 on them; where a side faces two finer blocks and the rank
+/// holds one, both slots name that one: the halo loads take a side whose first slot is
+/// empty for the domain's edge, and the cells the other slot would give are never read
+/// (where neither is held, the coarse face code reads an empty slot unchecked; the
+/// bounds-checked load keeps it in range, and those faces are never read either).
 fn held_neighbours(grid: &BlockGrid, b: usize, local: &HashMap<u32, u32>) -> [u32; NB_SLOTS] {
     let mut slots = [NONE; NB_SLOTS];
     for (s, slot) in slots.iter_mut().enumerate() {
@@ -197,15 +206,11 @@ impl LocalGrid {
         let (border, internal): (Vec<usize>, Vec<usize>) =
             own_blocks.iter().partition(|&&b| remote(b));
         let ghosts = ghosts_of(grid, p, rank);
-        let beside_mine =
-            |g: u32| side_neighbours(grid, g as usize).any(|(_, n)| p.owner[n] as usize == rank);
-        let (side_ghosts, corner_ghosts): (Vec<u32>, Vec<u32>) =
-            ghosts.iter().partition(|&&g| beside_mine(g));
         let global: Vec<u32> = border
             .iter()
             .chain(&internal)
             .map(|&b| b as u32)
-            .chain(side_ghosts.iter().chain(&corner_ghosts).copied())
+            .chain(ghosts.iter().copied())
             .collect();
         let local: HashMap<u32, u32> = global
             .iter()
@@ -253,7 +258,6 @@ impl LocalGrid {
             global,
             own,
             border: border.len(),
-            side_ghosts: side_ghosts.len(),
             sends,
             recvs,
         }
@@ -379,12 +383,6 @@ mod tests {
                         assert!(n == NONE || (n as usize) < l.global.len());
                     }
                 }
-                // Side ghosts first: each lies beside an own block's side.
-                for (k, &g) in l.global[l.own..].iter().enumerate() {
-                    let beside = side_neighbours(&grid, g as usize)
-                        .any(|(_, n)| p.owner[n] as usize == l.rank);
-                    assert_eq!(beside, k < l.side_ghosts, "ghost {g}");
-                }
                 assert!(l.border > 0 && l.border <= l.own);
             }
         }
@@ -402,7 +400,7 @@ mod tests {
             .collect();
         let p = Partition { ranks: 2, owner };
         let l = LocalGrid::new(&grid, &p, 0);
-        assert_eq!((l.own, l.border, l.side_ghosts), (4, 2, 2));
+        assert_eq!((l.own, l.border, l.global.len()), (4, 2, 6));
         let cells = &l.recvs[0].cells;
         assert_eq!(cells.len(), 2 * 16 * 4);
         assert!(cells.iter().all(|&(_, c)| c % 16 < 4));
@@ -423,8 +421,12 @@ mod tests {
             .collect();
         let p = Partition { ranks: 2, owner };
         let l = LocalGrid::new(&grid, &p, 0);
-        assert_eq!((l.own, l.border, l.side_ghosts), (1, 1, 2));
-        let diagonal = l.global[3];
+        assert_eq!((l.own, l.border, l.global.len()), (1, 1, 4));
+        let diagonal = grid
+            .blocks
+            .iter()
+            .position(|b| b.i0 == 16 && b.j0 == 16)
+            .unwrap() as u32;
         let corner: Vec<u32> = l.recvs[0]
             .cells
             .iter()

@@ -1347,7 +1347,8 @@ fn initial_maxima(model: &Model) -> Vec<Peak> {
 }
 
 /// Wet and launched flags: own blocks get theirs from the first scan; ghosts are wet if any
-/// cell holds water, and always count as launched, since their U* arrives with each exchange.
+/// cell holds water, and always count as launched, since the rank runs their stage 1 itself
+/// every step (a ghost its owner left out is dry among dry blocks: its U* is its U^n).
 fn initial_flags(model: &Model, split: Split) -> Vec<u32> {
     let nb = model.grid.nblocks();
     let mut flags = vec![0u32; 3 * nb];

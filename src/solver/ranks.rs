@@ -105,7 +105,8 @@ struct Submitted {
 /// status record for `settle`.
 struct Exchanged {
     submitted: Submitted,
-    has_status: bool,
+    /// The status record's copy is mapped and not read yet.
+    status_unread: bool,
 }
 
 /// The dt limit an unstable rank offers in the global reduction.
@@ -398,30 +399,30 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.sim
             .gpu
             .queue
-            .submit([self.record_stage1_internal(ends_step_before)]);
-        let exchanged = match self.pending.take() {
+            .submit([self.record_first_submission(ends_step_before)]);
+        let mut exchanged = match self.pending.take() {
             Some(pending) => pending,
             None => self.pack_alone(),
         };
-        let second = self.record_exchanged_part();
-        let settled = match self.settle(&exchanged) {
+        let second = self.record_second_submission();
+        let settled = match self.settle(&mut exchanged) {
             Ok(settled) => settled,
             Err(e) => {
-                let _ = self.discard_strips(&exchanged.submitted);
+                let _ = self.discard(exchanged);
                 return Err(e);
             }
         };
         if let Some((record, replan)) = &settled {
             if record.bad_block != 0 {
-                self.discard_strips(&exchanged.submitted)?;
+                self.discard(exchanged)?;
                 return Ok(settled.map(|(r, _)| r));
             }
             if *replan {
                 self.submit_replan();
-                self.sim
-                    .gpu
-                    .queue
-                    .submit([self.record_stage1_internal(false)]);
+                // Untimed: the pass timestamps keep the first run, and the replan and the
+                // run again count as the GPU's time before the next pass.
+                let again = self.record_first_submission_timed(false, false);
+                self.sim.gpu.queue.submit([again]);
             }
         }
         self.swap(&exchanged.submitted)?;
@@ -433,7 +434,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.received_read_by(submitted.index.clone());
         self.pending = Some(Exchanged {
             submitted,
-            has_status: true,
+            status_unread: true,
         });
         self.step_end_due = true;
         Ok(settled.map(|(r, _)| r))
@@ -451,7 +452,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let filled = [(&self.transfer.host_strips, self.transfer.sends())];
         Exchanged {
             submitted: self.submit_reading([e.finish()], &filled),
-            has_status: false,
+            status_unread: false,
         }
     }
 
@@ -467,11 +468,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             self.sim.gpu.queue.submit([e.finish()]);
         }
-        let Some(exchanged) = self.pending.take() else {
+        let Some(mut exchanged) = self.pending.take() else {
             return Ok(());
         };
-        let settled = self.settle(&exchanged);
-        self.discard_strips(&exchanged.submitted)?;
+        let settled = self.settle(&mut exchanged);
+        self.discard(exchanged)?;
         let Some((record, replan)) = settled? else {
             return Ok(());
         };
@@ -482,23 +483,28 @@ impl<'g, 'c> Ranked<'g, 'c> {
         Ok(())
     }
 
-    /// Forgets a run of steps that stopped on an error: its strips are unmapped unread.
+    /// Forgets a run of steps that stopped on an error: what its last submission filled
+    /// is unmapped unread.
     fn abandon_steps(&mut self) {
         self.step_end_due = false;
         if let Some(exchanged) = self.pending.take() {
             // A GPU that fails here fails the next submission too, with its error.
-            let _ = self.discard_strips(&exchanged.submitted);
+            let _ = self.discard(exchanged);
         }
     }
 
-    /// Waits for a submission's strips and unmaps them unread.
-    fn discard_strips(&self, submitted: &Submitted) -> Result<()> {
-        if submitted.maps.is_empty() {
+    /// Waits for a submission and unmaps what it filled and nobody read: its strips, and
+    /// its status copy where `settle` did not read it.
+    fn discard(&self, exchanged: Exchanged) -> Result<()> {
+        if exchanged.submitted.maps.is_empty() {
             return Ok(());
         }
-        self.wait(submitted)?;
+        self.wait(&exchanged.submitted)?;
         if self.transfer.sends() {
             read_mapped(&self.transfer.host_strips, 0);
+        }
+        if exchanged.status_unread {
+            read_mapped(&self.staging_sim, 0);
         }
         Ok(())
     }
@@ -508,13 +514,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// went unstable) and whether the step planned from the lagged limit must be planned
     /// again, in which case the limits `replan_step` reads are written. None when
     /// `exchanged` carries no status (the first step of a run of steps).
-    fn settle(&mut self, exchanged: &Exchanged) -> Result<Option<(SimRecord, bool)>> {
+    fn settle(&mut self, exchanged: &mut Exchanged) -> Result<Option<(SimRecord, bool)>> {
         self.wait(&exchanged.submitted)?;
-        if !exchanged.has_status {
+        if !exchanged.status_unread {
             return Ok(None);
         }
         let size = std::mem::size_of::<SimRecord>();
         let mut record: SimRecord = *bytemuck::from_bytes(&read_mapped(&self.staging_sim, size));
+        exchanged.status_unread = false;
         let start = Instant::now();
         // An unstable rank offers 0 (no real step limit is that short): every rank learns
         // of it from the reduction it makes anyway, and all stop together.
@@ -586,17 +593,33 @@ impl<'g, 'c> Ranked<'g, 'c> {
 
     /// The first submission of a step (see `step`): the step before's end, when it is
     /// due (pass 0), then stage 1 of the internal blocks (pass 1).
-    fn record_stage1_internal(&self, ends_step_before: bool) -> wgpu::CommandBuffer {
+    fn record_first_submission(&self, ends_step_before: bool) -> wgpu::CommandBuffer {
+        self.record_first_submission_timed(ends_step_before, true)
+    }
+
+    /// `record_first_submission`, with its passes timed where the step is (`timed`) or not.
+    fn record_first_submission_timed(
+        &self,
+        ends_step_before: bool,
+        timed: bool,
+    ) -> wgpu::CommandBuffer {
         let s = &self.sim;
+        let descriptor = |k| {
+            if timed {
+                self.pass(k)
+            } else {
+                Default::default()
+            }
+        };
         let mut e = self.encoder();
         {
-            let mut pass = e.begin_compute_pass(&self.pass(0));
+            let mut pass = e.begin_compute_pass(&descriptor(0));
             if ends_step_before {
                 self.end_step_before(&mut pass);
             }
         }
         {
-            let mut pass = e.begin_compute_pass(&self.pass(1));
+            let mut pass = e.begin_compute_pass(&descriptor(1));
             pass.set_bind_group(0, &s.bind_group, &[]);
             s.dispatch_internal(&mut pass, 1);
         }
@@ -617,7 +640,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
     /// unpacked, the border blocks' dry-map, stage 1 on the ghosts and the border
     /// blocks (pass 2); stage 2 on every own block and the new strips packed (pass 3);
     /// the strips and the status record copied for the host.
-    fn record_exchanged_part(&self) -> wgpu::CommandBuffer {
+    fn record_second_submission(&self) -> wgpu::CommandBuffer {
         let (s, k, t) = (&self.sim, &self.kernels, &self.transfer);
         let n_recv = total(&t.recv_cells).max(total(&t.recv_flags));
         let mut e = self.encoder();
