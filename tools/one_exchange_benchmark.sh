@@ -5,17 +5,20 @@
 # builds; 2 ranks for the scaling model; 1/4/16 ranks write the same bytes; the balancing
 # comparison. Run from the repository root with .bench/quadflood-{old,onex} built with
 # --no-default-features --features mpi and the Vulkan loader in .gl/ (docs/development.md);
-# OUT is where the results go.
+# OUT is where the results go. OLD and NEW name other builds in .bench; SCALING_ONLY=1 stops
+# after the 4-rank runs (the merged stage-1 dispatch was measured with OLD=onex NEW=merge1).
 set -u
 . tools/bench_lib.sh
+OLD=${OLD:-old}
+NEW=${NEW:-onex}
 for round in 1 2; do
-  for b in old onex; do
+  for b in $OLD $NEW; do
     ./.bench/quadflood-$b bench --n 4096 --steps 1000 --adapter NVIDIA --json /tmp/one.json > /dev/null 2>&1
     echo "$b r$round 1 GPU 4096x4096: $(ms /tmp/one.json)" | tee -a $R
   done
 done
 for round in 1 2 3; do
-  for b in old onex; do
+  for b in $OLD $NEW; do
     B=./.bench/quadflood-$b
     for ny in 4096 8192 16384; do
       [ $round = 3 ] && [ $ny != 4096 ] && continue
@@ -25,12 +28,13 @@ for round in 1 2 3; do
     done
   done
 done
+[ "${SCALING_ONLY:-0}" = 1 ] && exit 0
 for ny in 4096 8192; do
-  $MPI -n 2 ./.bench/quadflood-onex bench --n 4096 --ny $ny --steps 1000 --json /tmp/t2.json > /dev/null 2>&1
-  echo "onex 2 ranks 4096x$ny: $(ms /tmp/t2.json) | $(waits /tmp/t2.json)" | tee -a $R
-  cp /tmp/t2.json $OUT/two-onex-$ny.json
+  $MPI -n 2 ./.bench/quadflood-$NEW bench --n 4096 --ny $ny --steps 1000 --json /tmp/t2.json > /dev/null 2>&1
+  echo "$NEW 2 ranks 4096x$ny: $(ms /tmp/t2.json) | $(waits /tmp/t2.json)" | tee -a $R
+  cp /tmp/t2.json $OUT/two-$NEW-$ny.json
 done
-B=$PWD/.bench/quadflood-onex
+B=$PWD/.bench/quadflood-$NEW
 S=$PWD/scenarios/wall-dam-break.toml
 $B run $S --set time.end=20 --adapter NVIDIA --out /tmp/r1 > /dev/null 2>&1; echo "1 rank exit $?" | tee -a $R
 for n in 4 16; do
@@ -44,4 +48,4 @@ for n in 4 16; do
 done
 # Load balancing with the new step: static, idle rule and cost rule on the wall dam break.
 MPIRUN_FLAGS="-x XDG_RUNTIME_DIR --bind-to none" XDG_RUNTIME_DIR=/tmp timeout 240 \
-  tools/balance_benchmark.sh ./.bench/quadflood-onex 4 /tmp/bal > $OUT/balance.md 2> $OUT/balance.err
+  tools/balance_benchmark.sh ./.bench/quadflood-$NEW 4 /tmp/bal > $OUT/balance.md 2> $OUT/balance.err
