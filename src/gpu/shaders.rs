@@ -74,11 +74,15 @@ mod tests {
             "stage2",
             "stage1_levels",
             "stage2_levels",
-            "stage1_border",
+            "stage1_ghosts_and_border",
             "stage2_border",
             "scan_blocks",
+            "scan_border",
             "finalize_step",
             "scan_then_finalize",
+            "replan_step",
+            "pack",
+            "unpack",
         ] {
             assert!(names.contains(&expected), "missing entry point {expected}");
         }
