@@ -16,17 +16,20 @@ const RANKS: usize = 4;
 const T: f64 = 12.0;
 
 /// Four ranks to `T`: rank 0's fields and rebalancing log.
-fn balanced_run(model: &Model) -> (Fields, Vec<Value>) {
+/// Rank 0's fields, rebalancing log and count of steps planned again.
+fn balanced_run(model: &Model) -> (Fields, Vec<Value>, u64) {
     let p = partition(&model.grid, RANKS, model.partition, &per_block);
     let mut all = common::on_ranks(RANKS, |c| {
         let mut r = Ranked::new(common::gpu(), model, &p, c).expect("a rank");
         r.advance_to(T, &mut |_| {}).expect("the run");
-        (r.read_fields(), r.rebalancing())
+        let replans = r.status().steps_planned_again;
+        (r.read_fields(), r.rebalancing(), replans)
     });
-    let (fields, log) = all.swap_remove(0);
+    let (fields, log, replans) = all.swap_remove(0);
     (
         fields.expect("fields on rank 0"),
         log.expect("a log on rank 0"),
+        replans,
     )
 }
 
@@ -97,8 +100,12 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         .filter(|&c| c % model.nx() < 190 && one.depth[c] > 0.0)
         .count();
     println!(
-        "one rank: {} steps, west of the wall wet cells: {west_wet}",
-        status.steps
+        "one rank: {} steps ({} planned again), west of the wall wet cells: {west_wet}",
+        status.steps, status.steps_planned_again
+    );
+    assert!(
+        status.steps_planned_again > 0,
+        "the dam break's first steps plan again"
     );
     // The cost rule with a long payback, so that it moves often; the idle rule, which moves
     // whenever the threshold is passed.
@@ -112,7 +119,7 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         s.min_busy_share = 0.0;
         s.rule = rule;
         s.payback = payback;
-        let (fields, log) = balanced_run(&model);
+        let (fields, log, replans) = balanced_run(&model);
         println!(
             "{rule}: {} moves, busy time from {}",
             log.len(),
@@ -133,5 +140,10 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         }
         check_moves(&model, &log);
         common::assert_same_fields(&one, &fields, &format!("4 ranks, {rule} rule"));
+        // A move rebuilds each rank's simulation: the count goes with the clock.
+        assert_eq!(
+            replans, status.steps_planned_again,
+            "{rule}: steps planned again"
+        );
     }
 }

@@ -208,6 +208,7 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
         cfl_limit: values.cfl_limit,
         cell_updates: values.cell_updates,
         rain: values.rain,
+        steps_planned_again: 0,
         block_volume,
         maxima: if model.numerics.track_maxima {
             on_clock(maxima, &values.peak_clock, &model.peak_clock)

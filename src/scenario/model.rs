@@ -141,6 +141,10 @@ pub struct Resume {
     pub cfl_limit: f32,
     /// Rain depth fallen so far (double-f32).
     pub rain: (f32, f32),
+    /// Steps planned again so far (`lagged_cfl_step`): carried across a rebalancing move,
+    /// which rebuilds each rank's simulation; a checkpoint does not keep it, so a restart
+    /// counts from the restart on.
+    pub steps_planned_again: u32,
     /// Per global block: volume in and out through the domain edge (double-f32 pairs).
     pub block_volume: Vec<[f32; 4]>,
     /// Per stored cell (storage layout); empty when the run tracks no maxima.

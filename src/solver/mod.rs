@@ -943,6 +943,7 @@ impl<'g> Simulation<'g> {
                 cfl_limit: f32::from_bits(r.cfl_limit),
                 cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
                 rain: (r.rain_hi, r.rain_lo),
+                steps_planned_again: r.cfl_replans,
                 block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
                 maxima: if tracked {
                     self.gpu.read_buffer(&self.buffers.maxima, 0, cells)
@@ -1130,6 +1131,7 @@ fn initial_record(model: &Model, split: Split) -> SimRecord {
         dt_min_bits: INF_BITS,
         dt_cfl,
         cfl_limit: cfl_limit.to_bits(),
+        cfl_replans: model.resume.as_ref().map_or(0, |r| r.steps_planned_again),
         launch_mark: 1,
         ..Default::default()
     }

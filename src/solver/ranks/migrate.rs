@@ -509,6 +509,7 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
         dt_cfl: clock.dt_cfl,
         cfl_limit: clock.cfl_limit,
         rain: clock.rain,
+        steps_planned_again: clock.steps_planned_again,
         block_volume: blocks.iter().map(|b| b.volume).collect(),
         maxima: blocks
             .iter()
