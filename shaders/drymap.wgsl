@@ -50,15 +50,17 @@ fn scan_block(b: u32) {
     if (b >= params.own_blocks || b < params.border_blocks) {
         return; // ghosts belong to other ranks; border blocks: scan_border
     }
-    let launch = block_is_active(b);
+    mark_launched(b, block_is_active(b));
+}
+
+// Block b's launch mark for the step about to be taken, and its place in its class's list.
+fn mark_launched(b: u32, launch: bool) {
     let parity = sim.list_parity;
     atomicStore(&block_flags[mark_base(parity) + b], select(0u, sim.launch_mark, launch));
     if (launch) {
         append_launched(b, parity);
     }
 }
-
-var<workgroup> wg_border_launched: atomic<u32>;
 
 // A rank's border blocks (a neighbour on another rank), once the step's exchange has brought
 // the ghosts' wet flags, at the start of the step's border pass: their marks, list and
@@ -67,24 +69,16 @@ var<workgroup> wg_border_launched: atomic<u32>;
 // is too, else 3). One workgroup: a rank has few border blocks.
 @compute @workgroup_size(256)
 fn scan_border(@builtin(local_invocation_index) lid: u32) {
-    if (lid == 0u) {
-        atomicStore(&wg_border_launched, 0u);
-    }
-    workgroupBarrier();
     let every = sim.all_active == 1u; // rain, or skipping off
-    let parity = sim.list_parity;
     for (var b = lid; b < params.border_blocks; b += 256u) {
-        let launch = every || block_is_active(b);
-        atomicStore(&block_flags[mark_base(parity) + b], select(0u, sim.launch_mark, launch));
-        if (launch) {
-            active_list[params.nblocks + atomicAdd(&wg_border_launched, 1u)] = b;
-        }
+        mark_launched(b, every || block_is_active(b));
     }
+    storageBarrier();
     workgroupBarrier();
     if (lid != 0u) {
         return;
     }
-    let count = atomicLoad(&wg_border_launched);
+    let count = atomicExchange(&sim.scan_count_border, 0u);
     if (sim.all_active == INTERNAL_LAUNCHED_BORDER_UNSCANNED) {
         sim.all_active = select(INTERNAL_LAUNCHED, 1u, count == params.border_blocks);
     }
