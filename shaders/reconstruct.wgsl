@@ -66,5 +66,29 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
 
 // Limited free-surface slope of c: the cell's share of the bed-slope source (g h dEta).
 fn eta_slope(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> f32 {
+    let hd = params.dry_depth;
+    if (m.x <= hd || c.x <= hd || p.x <= hd) {
+        return shoreline_eta_slope(m, c, p);
+    }
     return slopes(m, c, p).y;
+}
+
+// The source's surface slope in a wet cell beside a dry one, whose faces see a flat
+// surface (slopes). Flat it stays while water on the bed's lower side stands as high: a
+// shoreline at rest, or water rising onto the bank. Water standing above that (a film left
+// on a slope as the water recedes, rain on a hillside) lies on the bed's limited slope, and
+// the source pulls it down the slope. With the flat surface alone such a film felt only its
+// own pressure in the hydrostatic reconstruction, g h² / 6 against g h Δz: it drained ever
+// slower as it thinned, and left films of millimetres behind a receding shoreline (Thacker's
+// bowl). The faces keep the flat surface, and with it the positivity of first order.
+fn shoreline_eta_slope(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> f32 {
+    let bed_m = m.w - m.x;
+    let bed_c = c.w - c.x;
+    let bed_p = p.w - p.x;
+    let held = (m.x > 0.0 && bed_m <= bed_c && m.w >= c.w) ||
+               (p.x > 0.0 && bed_p <= bed_c && p.w >= c.w);
+    if (c.x <= params.dry_depth || held) {
+        return 0.0;
+    }
+    return limit(bed_c - bed_m, bed_p - bed_c);
 }
