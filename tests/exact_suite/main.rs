@@ -17,6 +17,7 @@ mod table;
 
 mod bump;
 mod dam_break;
+mod film;
 mod fronts;
 mod macdonald;
 mod step;
