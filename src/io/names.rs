@@ -95,6 +95,10 @@ pub fn distinct_stems(names: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The scenario as the run resolved it, and the run's log (`run::record_inputs`).
+pub const RESOLVED_SCENARIO: &str = "scenario.toml";
+pub const RUN_LOG: &str = "run.log";
+
 /// Map names written at output times (`{name}_{label}.{ext}`).
 const TIMED_MAPS: [&str; 6] = [
     "depth_",
@@ -134,6 +138,8 @@ pub fn is_run_file(name: &str) -> bool {
         }
         "qfck" => stem.strip_prefix("checkpoint_").is_some_and(is_time_label),
         "json" => stem == "summary",
+        "toml" => name == RESOLVED_SCENARIO,
+        "log" => name == RUN_LOG,
         "gif" => stem == "flood",
         "png" if stem.starts_with("partition_step_") => true,
         e if MAP_EXTENSIONS.contains(&e) => {
