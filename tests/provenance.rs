@@ -82,7 +82,7 @@ fn a_run_records_its_build_command_inputs_and_log() {
     let at = |t: std::time::SystemTime| quadflood::provenance::utc_iso8601(t);
     let after = std::time::SystemTime::now() + std::time::Duration::from_secs(1);
     assert!(
-        at(before) <= started.to_string() && started.to_string() <= at(after),
+        at(before).as_str() <= started && started <= at(after).as_str(),
         "{started} not between {} and {}",
         at(before),
         at(after)
