@@ -680,7 +680,10 @@ fn unstable_report(e: Error, model: &Model, files: Option<&mut Files<'_>>, dir: 
     }) = files
     {
         let name = format!("diagnostic_last_good_{}", labels.label(*t_good));
-        match maps.write(dir, model, &name, |c| Some(fields.depth[c] as f64)) {
+        let depth = outputs::Band::new("water depth, the last sound state", "m", |c| {
+            Some(fields.depth[c] as f64)
+        });
+        match maps.write(dir, model, &name, &[depth]) {
             Ok(path) => {
                 message += &format!(
                     "; the depth of the last sound state is in {}",

@@ -100,8 +100,9 @@ pub const RESOLVED_SCENARIO: &str = "scenario.toml";
 pub const RUN_LOG: &str = "run.log";
 
 /// Map names written at output times (`{name}_{label}.{ext}`).
-const TIMED_MAPS: [&str; 6] = [
+const TIMED_MAPS: [&str; 7] = [
     "depth_",
+    "velocity_",
     "level_",
     "speed_",
     "u_",
@@ -109,8 +110,9 @@ const TIMED_MAPS: [&str; 6] = [
     "diagnostic_last_good_",
 ];
 /// Map names of the whole run (`{name}.{ext}`).
-const RUN_MAPS: [&str; 5] = [
+const RUN_MAPS: [&str; 6] = [
     "max_depth",
+    "max_level",
     "max_speed",
     "max_hazard",
     "time_of_max_depth",
