@@ -110,8 +110,9 @@ fn claim(model: &Model, opts: &RunOptions) -> Result<(Writing, Series)> {
 }
 
 /// The run's own record in its output folder, before it steps: the scenario as resolved
-/// (`scenario.toml`) and the log (`run.log`), which opens with the run's provenance and
-/// from then on holds every message the run prints (so a run that dies keeps its log).
+/// (`scenario.toml`), the log (`run.log`), which opens with the run's provenance and from
+/// then on holds every message the run prints (so a run that dies keeps its log), and the
+/// maps of the model as built (`check/`).
 fn record_inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()> {
     let scenario = dir.join(crate::io::names::RESOLVED_SCENARIO);
     crate::io::durable::write_bytes(&scenario, model.resolved_scenario.as_bytes())
@@ -121,7 +122,12 @@ fn record_inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()> {
     if let Some(r) = &opts.restart {
         header = format!("\n--- restarted from {} ---\n{header}", r.file.display());
     }
-    crate::console::open_log(&log, &header).map_err(|e| io_err(&log, e))
+    crate::console::open_log(&log, &header).map_err(|e| io_err(&log, e))?;
+    if model.write_check {
+        let maps = outputs::Maps::new(model);
+        crate::io::check_files::write(dir, model, &maps).map_err(|e| io_err(dir, e))?;
+    }
+    Ok(())
 }
 
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.

@@ -508,10 +508,19 @@ fn an_earlier_runs_files_are_not_left_as_this_runs() {
         .collect();
     listed.push("summary.json".into());
     listed.sort();
-    let visible: Vec<String> = present
+    // The maps of the model as built are listed by their path in the folder.
+    let mut visible: Vec<String> = present
         .into_iter()
         .filter(|n| !n.starts_with('.'))
+        .flat_map(|n| match n.as_str() {
+            "check" => names(&out.join("check"))
+                .into_iter()
+                .map(|f| format!("check/{f}"))
+                .collect(),
+            _ => vec![n],
+        })
         .collect();
+    visible.sort();
     assert_eq!(listed, visible);
 }
 

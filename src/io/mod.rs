@@ -1,11 +1,13 @@
 pub mod animation;
 pub mod ascii_grid;
 pub mod bounded;
+pub mod check_files;
 pub mod checkpoint;
 pub mod crs;
 pub mod durable;
 pub mod georaster;
 pub mod gridmap;
+pub mod hazard;
 pub mod names;
 pub mod outdir;
 pub mod outputs;

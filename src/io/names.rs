@@ -110,9 +110,10 @@ const TIMED_MAPS: [&str; 7] = [
     "diagnostic_last_good_",
 ];
 /// Map names of the whole run (`{name}.{ext}`).
-const RUN_MAPS: [&str; 6] = [
+const RUN_MAPS: [&str; 7] = [
     "max_depth",
     "max_level",
+    "max_hazard_arr",
     "max_speed",
     "max_hazard",
     "time_of_max_depth",

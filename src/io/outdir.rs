@@ -5,6 +5,7 @@
 //! restart keeps what its checkpoint's run had written up to the checkpoint.
 
 use crate::error::{Error, InputError, Result};
+use crate::io::check_files::{CHECK_DIR, CHECK_MAPS};
 use crate::io::checkpoint::Restart;
 use crate::io::series::Series;
 use crate::scenario::model::Model;
@@ -35,7 +36,7 @@ impl OutDir {
         std::fs::create_dir_all(dir).map_err(io)?;
         let lock = lock(dir)?;
         let (keep, series) = match restart {
-            Some(r) => (kept_by(dir, r), Series::resume(dir, model, &r.series)?),
+            Some(r) => (kept_by(dir, r), resume_series(dir, model, r)?),
             None => (HashSet::new(), Series::create(dir, model).map_err(io)?),
         };
         // A fresh run's series were just written under their own names: keep them.
@@ -66,9 +67,27 @@ impl OutDir {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| !n.starts_with('.') && crate::io::names::is_run_file(n))
             .collect();
+        let check = self.dir.join(CHECK_DIR);
+        if check.is_dir() {
+            for e in std::fs::read_dir(&check)?.filter_map(|e| e.ok()) {
+                let n = e.file_name().to_string_lossy().into_owned();
+                if !n.starts_with('.') && is_check_file(&n) {
+                    names.push(format!("{CHECK_DIR}/{n}"));
+                }
+            }
+        }
         names.sort();
         Ok(names)
     }
+}
+
+/// The series of the checkpoint's run, continued; a refusal names the checkpoint, whose
+/// record of them does not match the folder or the scenario.
+fn resume_series(dir: &Path, model: &Model, r: &Restart) -> Result<Series> {
+    Series::resume(dir, model, &r.series).map_err(|e| match e {
+        Error::Input(i) if i.file.is_none() => i.in_file(&r.file).into(),
+        other => other,
+    })
 }
 
 /// An exclusive lock on the folder's lock file, which then names this process.
@@ -144,10 +163,31 @@ fn kept_by(dir: &Path, r: &Restart) -> HashSet<String> {
     keep
 }
 
-/// Removes the run files in `dir` not in `keep` (and every temporary of ours); returns
-/// how many went.
+/// Whether `name` in `check/` is a map the run writes there (or its temporary).
+fn is_check_file(name: &str) -> bool {
+    let inner = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_suffix(crate::io::durable::TEMPORARY_SUFFIX))
+        .unwrap_or(name);
+    inner.rsplit_once('.').is_some_and(|(stem, ext)| {
+        CHECK_MAPS.contains(&stem) && ["tif", "asc", "prj"].contains(&ext)
+    })
+}
+
+/// Removes the run files in `dir` not in `keep` (and every temporary of ours), and the
+/// check maps, which each run writes again; returns how many went.
 fn clear(dir: &Path, keep: &HashSet<String>) -> std::io::Result<usize> {
     let mut cleared = 0;
+    let check = dir.join(CHECK_DIR);
+    if check.is_dir() {
+        for entry in std::fs::read_dir(&check)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_check_file(&name) && entry.file_type()?.is_file() {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+    }
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();

@@ -6,6 +6,7 @@
 use crate::io::ascii_grid::{write_ascii_values, GridHeader};
 #[cfg(feature = "gdal")]
 use crate::io::georaster::{write_geotiff_bands, BandInfo};
+use crate::io::hazard::{arr_category, ARR_CATEGORIES};
 use crate::io::quicklook::{write_quicklook, QuickLook};
 use crate::io::writer::{write_maps, MapTask};
 use crate::scenario::maxima::Peak;
@@ -244,6 +245,13 @@ pub fn write_maxima(
                 "max_hazard",
                 Band::new("maximum depth x speed", "m2/s", |c| {
                     Some(peaks[c].hazard() as f64)
+                }),
+            ),
+            task(
+                "max_hazard_arr",
+                Band::new(ARR_CATEGORIES, "category", |c| {
+                    let p = &peaks[c];
+                    (p.depth > 0.0).then(|| arr_category(p.depth, p.speed(), p.hazard()) as f64)
                 }),
             ),
             task(

@@ -208,6 +208,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         gauge_times,
         write_rasters: spec.output.rasters,
         write_png: spec.output.png,
+        write_check: spec.output.check,
         write_animation: spec.output.png && spec.output.animation,
         raster_format: raster_format(&spec.output)?,
         resume: None,

@@ -232,6 +232,8 @@ pub struct Model {
     pub gauge_times: Vec<f64>,
     pub write_rasters: bool,
     pub write_png: bool,
+    /// The maps of the model as built (`io::check_files`).
+    pub write_check: bool,
     /// `flood.gif`: the depth at every output time.
     pub write_animation: bool,
     /// How blocks are shared out over ranks.
@@ -361,6 +363,7 @@ impl Model {
             gauge_times: self.gauge_times.clone(),
             write_rasters: self.write_rasters,
             write_png: self.write_png,
+            write_check: self.write_check,
             write_animation: self.write_animation,
             partition: self.partition,
             balance: self.balance,

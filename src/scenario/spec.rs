@@ -455,6 +455,10 @@ pub struct OutputSpec {
     pub arrival_depth: Option<f64>,
     /// "geotiff" (default with GDAL) or "ascii".
     pub format: Option<String>,
+    /// Maps of the model as built, in `check/`: the bed, Manning's n, block levels, and the
+    /// cells boundaries and sources act on.
+    #[serde(default = "yes")]
+    pub check: bool,
 }
 
 fn yes() -> bool {
@@ -470,6 +474,7 @@ impl Default for OutputSpec {
             maxima: true,
             arrival_depth: None,
             format: None,
+            check: true,
         }
     }
 }

@@ -182,6 +182,15 @@ fn whole_file(path: &Path, name: &str) -> Result<(), String> {
         "png" => image::open(path).map(|_| ()).map_err(|e| e.to_string()),
         "gif" => whole_gif(path),
         "qfck" => whole_checkpoint(&std::fs::read(path).map_err(|e| e.to_string())?),
+        // The run's log (appended to as it goes: any prefix is whole) and its scenario.
+        "log" => std::fs::read_to_string(path)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        "toml" => std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())?
+            .parse::<toml::Table>()
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         // The CRS beside an ESRI ASCII map: WKT that GDAL reads.
         "prj" => {
             let wkt = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
@@ -211,6 +220,12 @@ pub fn whole_files(dir: &Path, killed: bool) -> Vec<String> {
             if !killed {
                 failures.push(format!("{name}: a temporary file left behind"));
             }
+            continue;
+        }
+        // The maps of the model as built.
+        if name == "check" && entry.file_type().unwrap().is_dir() {
+            let inside = whole_files(&path, killed);
+            failures.extend(inside.into_iter().map(|f| format!("check/{f}")));
             continue;
         }
         if !entry.file_type().unwrap().is_file() {

@@ -1,0 +1,123 @@
+//! The model as built, for an engineer to check in a GIS before trusting its results (as
+//! TUFLOW's `_check` folder): maps in `check/` of the bed the solver uses (coarse cells
+//! averaged, levees burned in, relative to the datum put back), Manning's n, each cell's
+//! refinement level, and the cells that boundaries, sources and level lines act on.
+//! Written when the run starts, in the run's raster format, on the finest grid.
+
+use crate::grid::CELLS_PER_BLOCK;
+use crate::io::outputs::{Band, Maps};
+use crate::io::writer::write_maps;
+use crate::scenario::model::{BcKind, Model};
+use std::path::{Path, PathBuf};
+
+/// The folder, inside the output folder.
+pub const CHECK_DIR: &str = "check";
+/// The maps it holds (their stems).
+pub const CHECK_MAPS: [&str; 4] = ["bed", "manning_n", "block_level", "forcing_cells"];
+
+/// Codes of `forcing_cells`: what acts on a cell (a source or line wins over an edge).
+pub const FORCING_CODES: &str =
+    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage or outfall line";
+const OPEN_EDGE: f64 = 1.0;
+const INFLOW_EDGE: f64 = 2.0;
+const STAGE_EDGE: f64 = 3.0;
+const SOURCE: f64 = 4.0;
+const LEVEL_LINE: f64 = 5.0;
+
+/// Writes the check maps into `dir/check`; returns the files.
+pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<PathBuf>> {
+    let check = dir.join(CHECK_DIR);
+    std::fs::create_dir_all(&check)?;
+    let manning = model.domain(&model.manning);
+    let levels = block_levels(model);
+    let forcing = forcing_cells(model);
+    let (bed, datum) = (&maps.bed, model.datum);
+    let map = |name: &str, band| maps.task(&check, model, name.into(), band);
+    write_maps(
+        bed.len(),
+        vec![
+            map(
+                CHECK_MAPS[0],
+                Band::new("bed elevation as the solver uses it", "m", move |c| {
+                    Some(bed[c] as f64 + datum)
+                }),
+            ),
+            map(
+                CHECK_MAPS[1],
+                Band::new("Manning's n", "s/m^(1/3)", |c| Some(manning[c] as f64)),
+            ),
+            map(
+                CHECK_MAPS[2],
+                Band::new("refinement level (0 finest)", "level", |c| Some(levels[c])),
+            ),
+            map(
+                CHECK_MAPS[3],
+                Band::new(FORCING_CODES, "code", |c| Some(forcing[c])),
+            ),
+        ],
+    )
+}
+
+/// Each finest cell's block level.
+fn block_levels(model: &Model) -> Vec<f64> {
+    let grid = &model.grid;
+    let stored: Vec<f32> = (0..grid.stored_cells())
+        .map(|k| grid.blocks[k / CELLS_PER_BLOCK].level as f32)
+        .collect();
+    model.domain(&stored).into_iter().map(f64::from).collect()
+}
+
+/// Each finest cell's forcing code (`FORCING_CODES`).
+fn forcing_cells(model: &Model) -> Vec<f64> {
+    let (nx, ny) = (model.nx(), model.ny());
+    let mut codes = vec![0.0; nx * ny];
+    let kind = |entry: u32| {
+        let kind = model.bc_defs.get(entry as usize).map(|d| d.kind);
+        match kind {
+            Some(k) if k == BcKind::Open as u32 => OPEN_EDGE,
+            Some(k) if k == BcKind::Inflow as u32 => INFLOW_EDGE,
+            Some(k) if k == BcKind::Stage as u32 => STAGE_EDGE,
+            _ => 0.0,
+        }
+    };
+    let [west, east, south, north] = model.edge_offsets().map(|o| o as usize);
+    for j in 0..ny {
+        codes[j * nx] = kind(model.bc_edge[west + j]);
+        codes[j * nx + nx - 1] = kind(model.bc_edge[east + j]);
+    }
+    for i in 0..nx {
+        codes[i] = kind(model.bc_edge[south + i]);
+        codes[(ny - 1) * nx + i] = kind(model.bc_edge[north + i]);
+    }
+    let mut stored = vec![0.0f32; model.grid.stored_cells()];
+    for s in &model.sources {
+        stored[s.cell] = if s.level { LEVEL_LINE } else { SOURCE } as f32;
+    }
+    for (code, source) in codes.iter_mut().zip(model.domain(&stored)) {
+        if source > 0.0 {
+            *code = source as f64;
+        }
+    }
+    codes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_codes_named_are_the_codes_written() {
+        for (code, name) in [
+            (OPEN_EDGE, "open edge"),
+            (INFLOW_EDGE, "inflow edge"),
+            (STAGE_EDGE, "stage edge"),
+            (SOURCE, "source"),
+            (LEVEL_LINE, "stage or outfall line"),
+        ] {
+            assert!(
+                FORCING_CODES.contains(&format!("{code} {name}")),
+                "{code} {name}"
+            );
+        }
+    }
+}

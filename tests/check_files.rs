@@ -1,0 +1,157 @@
+//! The maps of the model as built (`check/`), as an engineer would verify them in a GIS:
+//! the bed with the levee burned in, Manning's n, the refinement levels, and the cells the
+//! edges and sources act on, each where the scenario put it.
+
+use quadflood::io::ascii_grid::{read_ascii_grid, Raster};
+use std::path::Path;
+
+const SCENARIO: &str = r#"
+[domain]
+cell_size = 1.0
+nx = 96
+ny = 64
+
+[refinement]
+levels = 2
+[[refinement.region]]
+shape = "rectangle"
+min = [0.0, 0.0]
+max = [24.0, 48.0]
+level = 0
+
+[terrain]
+type = "expression"
+expression = "0.01*x"
+
+[friction]
+manning = 0.03
+
+[initial]
+depth = 0.0
+
+[boundary]
+default = "wall"
+[[boundary.segment]]
+edge = "west"
+type = "inflow"
+from = 10.0
+to = 20.0
+discharge = 2.0
+[[boundary.segment]]
+edge = "south"
+type = "stage"
+to = 8.0
+level = 0.2
+
+[[source]]
+point = [20.5, 40.5]
+discharge = 0.5
+
+[[levee]]
+line = [[12.5, 2.0], [12.5, 40.0]]
+crest = 2.5
+
+[time]
+end = 2.0
+output_interval = 2.0
+
+[output]
+format = "ascii"
+png = false
+"#;
+
+fn run(dir: &Path, toml: &str, out: &Path) {
+    let scenario = dir.join("check.toml");
+    std::fs::write(&scenario, toml).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn check_map(out: &Path, name: &str) -> Raster {
+    read_ascii_grid(&out.join("check").join(format!("{name}.asc"))).unwrap()
+}
+
+#[test]
+fn check_maps_show_the_model_as_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    run(dir.path(), SCENARIO, &out);
+    let (nx, ny) = (96, 64);
+    let at = |r: &Raster, i: usize, j: usize| r.data[i + nx * j];
+
+    // The bed: the expression on finest cells, the levee's crest on the cells it crosses.
+    let bed = check_map(&out, "bed");
+    assert_eq!((bed.ncols, bed.nrows), (nx, ny));
+    assert!((at(&bed, 5, 5) - 0.055).abs() < 1e-5, "{}", at(&bed, 5, 5));
+    assert!(
+        (at(&bed, 12, 20) - 2.5).abs() < 1e-5,
+        "levee cell {}",
+        at(&bed, 12, 20)
+    );
+    assert!(
+        at(&bed, 15, 20) < 0.5,
+        "beside the levee {}",
+        at(&bed, 15, 20)
+    );
+
+    let manning = check_map(&out, "manning_n");
+    assert!(manning.data.iter().all(|&n| (n - 0.03).abs() < 1e-7));
+
+    // Finest where the region asks (x < 24 m), coarse away from it and the forcing.
+    let level = check_map(&out, "block_level");
+    assert_eq!(at(&level, 3, 3), 0.0);
+    assert_eq!(at(&level, 40, 10), 1.0, "coarse away from everything");
+    assert!(level.data.iter().all(|&l| l == 0.0 || l == 1.0));
+
+    // West edge: inflow over y in [10, 20] only; south edge: stage up to x = 8 m; the
+    // source's cell; walls elsewhere.
+    let forcing = check_map(&out, "forcing_cells");
+    for j in 1..ny {
+        let y = j as f64 + 0.5;
+        let inflow = (10.0..=20.0).contains(&y);
+        let expected = if inflow { 2.0 } else { 0.0 };
+        assert_eq!(at(&forcing, 0, j), expected, "west row {j}");
+        assert_eq!(at(&forcing, nx - 1, j), 0.0, "east row {j}");
+    }
+    for i in 0..nx {
+        let expected = if i < 8 { 3.0 } else { 0.0 };
+        assert_eq!(at(&forcing, i, 0), expected, "south column {i}");
+    }
+    assert_eq!(at(&forcing, 20, 40), 4.0);
+    let sources = forcing.data.iter().filter(|&&c| c == 4.0).count();
+    assert!((1..=4).contains(&sources), "{sources} source cells");
+    assert_eq!(at(&forcing, 20, 5), 0.0);
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let files: Vec<&str> = summary["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    for name in ["bed", "manning_n", "block_level", "forcing_cells"] {
+        assert!(
+            files.contains(&format!("check/{name}.asc").as_str()),
+            "{files:?}"
+        );
+    }
+
+    // A run asked for none leaves none of the earlier run's behind.
+    let without = SCENARIO.replace("png = false", "png = false\ncheck = false");
+    run(dir.path(), &without, &out);
+    let left: Vec<_> = std::fs::read_dir(out.join("check"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
