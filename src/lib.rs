@@ -18,6 +18,7 @@ pub mod interrupt;
 pub mod io;
 pub mod parallel;
 pub mod partition;
+pub mod provenance;
 pub mod run;
 pub mod scenario;
 pub mod solver;

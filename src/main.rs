@@ -174,6 +174,7 @@ fn dispatch(command: Command) -> Result<()> {
                 profile,
                 loading_s,
                 restart,
+                provenance: quadflood::provenance::Provenance::of_this_run(&overrides),
             };
             // SIGTERM and SIGINT stop the run cleanly (see quadflood::interrupt).
             quadflood::interrupt::install();

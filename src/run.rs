@@ -17,6 +17,7 @@ use crate::io::outdir::OutDir;
 use crate::io::outputs;
 use crate::io::series::Series;
 use crate::io::writer::BackgroundWriter;
+use crate::provenance::Provenance;
 use crate::scenario::model::Model;
 use crate::solver::{Fields, Simulation, Status, Stepper};
 use progress::Reporter;
@@ -46,6 +47,8 @@ pub struct RunOptions {
     /// What the checkpoint of a restart (`--restart`) recorded beside the state, which
     /// `io::checkpoint::restore` has put into the model.
     pub restart: Option<Restart>,
+    /// The build, command line, start and host, for `summary.json` and `run.log`.
+    pub provenance: Provenance,
 }
 
 /// Totals of a finished run (also written to `summary.json`).
@@ -99,11 +102,27 @@ fn claim(model: &Model, opts: &RunOptions) -> Result<(Writing, Series)> {
     let say = opts.progress != Progress::Quiet;
     let restart = opts.restart.as_ref();
     let (out, series) = OutDir::claim(&opts.out_dir, model, restart, say)?;
+    record_inputs(&opts.out_dir, model, opts)?;
     let fingerprint = opts.checkpoint_every.map(|_| match restart {
         Some(r) => r.fingerprint.clone(),
         None => Fingerprint::of(model),
     });
     Ok((Writing { out, fingerprint }, series))
+}
+
+/// The run's own record in its output folder, before it steps: the scenario as resolved
+/// (`scenario.toml`) and the log (`run.log`), which opens with the run's provenance and
+/// from then on holds every message the run prints (so a run that dies keeps its log).
+fn record_inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()> {
+    let scenario = dir.join(crate::io::names::RESOLVED_SCENARIO);
+    crate::io::durable::write_bytes(&scenario, model.resolved_scenario.as_bytes())
+        .map_err(|e| io_err(&scenario, e))?;
+    let log = dir.join(crate::io::names::RUN_LOG);
+    let mut header = opts.provenance.log_header();
+    if let Some(r) = &opts.restart {
+        header = format!("\n--- restarted from {} ---\n{header}", r.file.display());
+    }
+    crate::console::open_log(&log, &header).map_err(|e| io_err(&log, e))
 }
 
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
@@ -194,6 +213,7 @@ fn ranked(
         profile: opts.profile,
         loading_s: opts.loading_s,
         restart: opts.restart.clone(),
+        provenance: opts.provenance.clone(),
     };
     if opts.profile && !ranked.enable_profiling() && writing.is_some() {
         crate::say!(
@@ -479,6 +499,8 @@ fn finish<'s>(
         json: serde_json::Value::Null,
     };
     summary.json = summary_json(run.gpu, model, &summary);
+    summary.json["provenance"] = run.opts.provenance.json();
+    summary.json["provenance"]["adapter"] = run.gpu.describe().into();
     summary.json["wall_clock_s"] = clock.json(summary.wall_s);
     // Before the run's clock started, so not a part of wall_s.
     summary.json["wall_clock_s"]["loading_scenario"] = run.opts.loading_s.into();
@@ -667,7 +689,10 @@ fn unstable_report(e: Error, model: &Model, files: Option<&mut Files<'_>>, dir: 
     }) = files
     {
         let name = format!("diagnostic_last_good_{}", labels.label(*t_good));
-        match maps.write(dir, model, &name, |c| Some(fields.depth[c] as f64)) {
+        let depth = outputs::Band::new("water depth, the last sound state", "m", |c| {
+            Some(fields.depth[c] as f64)
+        });
+        match maps.write(dir, model, &name, &[depth]) {
             Ok(path) => {
                 message += &format!(
                     "; the depth of the last sound state is in {}",

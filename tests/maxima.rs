@@ -79,6 +79,7 @@ fn maxima_bound_every_output_and_arrival_comes_first() {
     let max_hazard = map(&out, "max_hazard");
     let arrival = map(&out, "arrival_time");
     let time_of_max = map(&out, "time_of_max_depth");
+    let max_level = map(&out, "max_level");
     // Half a time code, and the ASCII maps' decimals on top.
     let quantum = END / 65534.0;
     let f16 = 2f64.powi(-11);
@@ -87,9 +88,19 @@ fn maxima_bound_every_output_and_arrival_comes_first() {
         let t = k as f64;
         let depth = map(&out, &format!("depth_{t:09.1}s"));
         let speed = map(&out, &format!("speed_{t:09.1}s"));
+        let level = map(&out, &format!("level_{t:09.1}s"));
         for c in 0..depth.data.len() {
             let Some(h) = value(&depth, c) else { continue };
             let peak = value(&max_depth, c).unwrap();
+            // The highest water surface: the greatest depth on the bed under the level.
+            if let Some(eta) = value(&level, c) {
+                let top = value(&max_level, c).expect("a wet cell has a maximum level");
+                let bed = eta - h;
+                assert!(
+                    (top - (peak + bed)).abs() <= 1e-5 && top >= eta - 1e-6,
+                    "cell {c} at t = {t}: max level {top}, level {eta}, max depth {peak} on bed {bed}"
+                );
+            }
             assert!(
                 peak >= h,
                 "cell {c} at t = {t}: max depth {peak} < depth {h}"
@@ -126,6 +137,19 @@ fn maxima_bound_every_output_and_arrival_comes_first() {
     assert!(
         reached > 1000,
         "the flood reached only {reached} cell-times"
+    );
+    for c in 0..max_depth.data.len() {
+        if value(&max_depth, c) == Some(0.0) {
+            assert_eq!(
+                value(&max_level, c),
+                None,
+                "cell {c} never wet has no level"
+            );
+        }
+    }
+    assert!(
+        max_depth.data.contains(&0.0),
+        "the test needs cells the flood never reached"
     );
     for c in 0..arrival.data.len() {
         if let (Some(came), Some(at)) = (value(&arrival, c), value(&time_of_max, c)) {

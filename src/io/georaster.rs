@@ -241,14 +241,40 @@ pub fn write_geotiff(path: &Path, r: &Raster, crs: Option<&str>) -> std::io::Res
     })
 }
 
-/// `write_geotiff` of the values `value(col, row)` (row 0 south), gathered straight into
-/// the f32 rows GDAL writes, to `path` itself: the caller gives it a temporary name. Fails
-/// where GDAL failed, including in the writes it makes only when the file is closed.
+/// `write_geotiff` of the values `value(col, row)` (row 0 south), to `path` itself: the
+/// caller gives it a temporary name.
 #[cfg(feature = "gdal")]
 pub fn write_geotiff_values(
     path: &Path,
     r: &GridHeader,
     value: impl Fn(usize, usize) -> f64,
+    crs: Option<&str>,
+) -> std::io::Result<()> {
+    let band = BandInfo {
+        description: "",
+        unit: "",
+    };
+    write_geotiff_bands(path, r, &[band], |_, col, row| value(col, row), crs)
+}
+
+/// What a band holds, for GIS tools (QGIS shows both in the layer's properties).
+#[derive(Clone, Copy, Debug)]
+pub struct BandInfo<'a> {
+    pub description: &'a str,
+    /// E.g. "m", "m/s"; empty for none.
+    pub unit: &'a str,
+}
+
+/// A GeoTIFF of `bands.len()` bands, band k holding `value(k, col, row)` (row 0 south),
+/// gathered straight into the f32 rows GDAL writes, to `path` itself: the caller gives it
+/// a temporary name. Fails where GDAL failed, including in the writes it makes only when
+/// the file is closed.
+#[cfg(feature = "gdal")]
+pub fn write_geotiff_bands(
+    path: &Path,
+    r: &GridHeader,
+    bands: &[BandInfo],
+    value: impl Fn(usize, usize, usize) -> f64,
     crs: Option<&str>,
 ) -> std::io::Result<()> {
     use gdal::raster::{Buffer, RasterCreationOptions};
@@ -260,7 +286,7 @@ pub fn write_geotiff_values(
     let options =
         RasterCreationOptions::from_iter(["TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3"]);
     let mut ds = driver
-        .create_with_band_type_with_options::<f32, _>(path, r.ncols, r.nrows, 1, &options)
+        .create_with_band_type_with_options::<f32, _>(path, r.ncols, r.nrows, bands.len(), &options)
         .map_err(io)?;
     let top = r.yll + r.cellsize * r.nrows as f64;
     ds.set_geo_transform(&[r.xll, r.cellsize, 0.0, top, 0.0, -r.cellsize])
@@ -269,12 +295,13 @@ pub fn write_geotiff_values(
         let srs = gdal::spatial_ref::SpatialRef::from_wkt(wkt).map_err(io)?;
         ds.set_spatial_ref(&srs).map_err(io)?;
     }
-    {
-        let mut band = ds.rasterband(1).map_err(io)?;
+    for (k, info) in bands.iter().enumerate() {
+        let mut band = ds.rasterband(k + 1).map_err(io)?;
         band.set_no_data_value(r.nodata).map_err(io)?;
+        describe_band(&band, info);
         let mut rows = Vec::with_capacity(r.ncols * r.nrows);
         for row in (0..r.nrows).rev() {
-            rows.extend((0..r.ncols).map(|col| value(col, row) as f32));
+            rows.extend((0..r.ncols).map(|col| value(k, col, row) as f32));
         }
         let mut buffer = Buffer::new((r.ncols, r.nrows), rows);
         band.write((0, 0), (r.ncols, r.nrows), &mut buffer)
@@ -287,6 +314,23 @@ pub fn write_geotiff_values(
             path.display()
         )))
     })
+}
+
+/// The band's description and unit; a failure shows in GDAL's error state, which the
+/// writer checks once the file is closed.
+#[cfg(feature = "gdal")]
+fn describe_band(band: &gdal::raster::RasterBand, info: &BandInfo) {
+    let text = |s: &str| std::ffi::CString::new(s.replace('\0', "")).unwrap_or_default();
+    let (description, unit) = (text(info.description), text(info.unit));
+    unsafe {
+        let h = band.c_rasterband();
+        if !info.description.is_empty() {
+            gdal_sys::GDALSetDescription(h.cast(), description.as_ptr());
+        }
+        if !info.unit.is_empty() {
+            gdal_sys::GDALSetRasterUnitType(h, unit.as_ptr());
+        }
+    }
 }
 
 /// The message of the last failure GDAL reported on this thread, if any.
@@ -326,6 +370,44 @@ mod tests {
         );
         assert_eq!(back.raster.nodata, Some(-9999.0));
         assert!(back.crs.unwrap().contains("UTM zone 11N"));
+    }
+
+    #[test]
+    fn bands_keep_their_values_descriptions_and_units() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = GridHeader {
+            ncols: 3,
+            nrows: 2,
+            xll: 0.0,
+            yll: 0.0,
+            cellsize: 5.0,
+            nodata: Some(-9999.0),
+        };
+        let bands = [
+            BandInfo {
+                description: "eastward velocity",
+                unit: "m/s",
+            },
+            BandInfo {
+                description: "northward velocity",
+                unit: "m/s",
+            },
+        ];
+        let path = dir.path().join("uv.tif");
+        let value = |k: usize, col: usize, row: usize| (100 * k + 10 * row + col) as f64;
+        write_geotiff_bands(&path, &header, &bands, value, None).unwrap();
+        let ds = gdal::Dataset::open(&path).unwrap();
+        assert_eq!(ds.raster_count(), 2);
+        for (k, info) in bands.iter().enumerate() {
+            let band = ds.rasterband(k + 1).unwrap();
+            use gdal::Metadata;
+            assert_eq!(band.description().unwrap(), info.description);
+            assert_eq!(band.unit(), info.unit);
+            let data = band.read_band_as::<f32>().unwrap();
+            // Row 0 of the file is the northern row (row 1 here).
+            let north_west = data.data()[0];
+            assert_eq!(north_west, value(k, 0, 1) as f32);
+        }
     }
 
     #[test]

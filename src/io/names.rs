@@ -95,9 +95,14 @@ pub fn distinct_stems(names: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The scenario as the run resolved it, and the run's log (`run::record_inputs`).
+pub const RESOLVED_SCENARIO: &str = "scenario.toml";
+pub const RUN_LOG: &str = "run.log";
+
 /// Map names written at output times (`{name}_{label}.{ext}`).
-const TIMED_MAPS: [&str; 6] = [
+const TIMED_MAPS: [&str; 7] = [
     "depth_",
+    "velocity_",
     "level_",
     "speed_",
     "u_",
@@ -105,8 +110,9 @@ const TIMED_MAPS: [&str; 6] = [
     "diagnostic_last_good_",
 ];
 /// Map names of the whole run (`{name}.{ext}`).
-const RUN_MAPS: [&str; 5] = [
+const RUN_MAPS: [&str; 6] = [
     "max_depth",
+    "max_level",
     "max_speed",
     "max_hazard",
     "time_of_max_depth",
@@ -134,6 +140,8 @@ pub fn is_run_file(name: &str) -> bool {
         }
         "qfck" => stem.strip_prefix("checkpoint_").is_some_and(is_time_label),
         "json" => stem == "summary",
+        "toml" => name == RESOLVED_SCENARIO,
+        "log" => name == RUN_LOG,
         "gif" => stem == "flood",
         "png" if stem.starts_with("partition_step_") => true,
         e if MAP_EXTENSIONS.contains(&e) => {

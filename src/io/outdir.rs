@@ -103,7 +103,11 @@ fn lock(dir: &Path) -> Result<File> {
         .in_file(dir)
         .into());
     }
-    let me = format!("pid {} on {}\n", std::process::id(), hostname());
+    let me = format!(
+        "pid {} on {}\n",
+        std::process::id(),
+        crate::provenance::hostname()
+    );
     let written = file.set_len(0).and_then(|()| file.write_all(me.as_bytes()));
     written.map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
     Ok(file)
@@ -121,23 +125,6 @@ fn try_lock(file: &File) -> std::io::Result<()> {
 #[cfg(not(unix))]
 fn try_lock(_: &File) -> std::io::Result<()> {
     Ok(())
-}
-
-#[cfg(unix)]
-fn hostname() -> String {
-    let mut name = [0u8; 256];
-    match unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } {
-        0 => {
-            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-            String::from_utf8_lossy(&name[..end]).into_owned()
-        }
-        _ => "this host".into(),
-    }
-}
-
-#[cfg(not(unix))]
-fn hostname() -> String {
-    "this host".into()
 }
 
 /// What a restart keeps: what the checkpoint's run had written, and the checkpoint.

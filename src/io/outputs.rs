@@ -4,6 +4,8 @@
 //! Every file is written whole or not at all (`io::durable`).
 
 use crate::io::ascii_grid::{write_ascii_values, GridHeader};
+#[cfg(feature = "gdal")]
+use crate::io::georaster::{write_geotiff_bands, BandInfo};
 use crate::io::quicklook::{write_quicklook, QuickLook};
 use crate::io::writer::{write_maps, MapTask};
 use crate::scenario::maxima::Peak;
@@ -44,14 +46,14 @@ impl Maps {
         Maps { bed, valid }
     }
 
-    /// Writes `value(c)` over valid cells (nodata elsewhere) as map `name`, in the
-    /// model's raster format.
+    /// Writes map `name` in the model's raster format: each band's `value(c)` over valid
+    /// cells, nodata elsewhere. ESRI ASCII grids hold one band: the first.
     pub fn write(
         &self,
         dir: &Path,
         model: &Model,
         name: &str,
-        value: impl Fn(usize) -> Option<f64>,
+        bands: &[Band],
     ) -> std::io::Result<PathBuf> {
         let path = dir.join(format!("{name}.{}", model.raster_format.extension()));
         let header = GridHeader {
@@ -62,10 +64,10 @@ impl Maps {
             cellsize: model.cell_size,
             nodata: Some(NODATA),
         };
-        let at = |col: usize, row: usize| {
+        let at = |k: usize, col: usize, row: usize| {
             let c = col + header.ncols * row;
             match self.valid[c] {
-                true => value(c).unwrap_or(NODATA),
+                true => (bands[k].value)(c).unwrap_or(NODATA),
                 false => NODATA,
             }
         };
@@ -76,10 +78,17 @@ impl Maps {
         }
         // The error names the map: several are written at once.
         crate::io::durable::replace(&path, |tmp| match model.raster_format {
-            RasterFormat::Ascii => write_ascii_values(tmp, &header, at),
+            RasterFormat::Ascii => write_ascii_values(tmp, &header, |col, row| at(0, col, row)),
             #[cfg(feature = "gdal")]
             RasterFormat::GeoTiff => {
-                crate::io::georaster::write_geotiff_values(tmp, &header, at, model.crs.as_deref())
+                let info: Vec<BandInfo> = bands
+                    .iter()
+                    .map(|b| BandInfo {
+                        description: b.description,
+                        unit: b.unit,
+                    })
+                    .collect();
+                write_geotiff_bands(tmp, &header, &info, at, model.crs.as_deref())
             }
             #[cfg(not(feature = "gdal"))]
             RasterFormat::GeoTiff => unreachable!("the scenario refuses geotiff without GDAL"),
@@ -87,20 +96,54 @@ impl Maps {
         Ok(path)
     }
 
-    /// `write` of map `name`, to run later (side by side with others).
+    /// `write` of one-band map `name`, to run later (side by side with others).
     pub fn task<'a>(
         &'a self,
         dir: &'a Path,
         model: &'a Model,
         name: String,
-        value: impl Fn(usize) -> Option<f64> + Send + 'a,
+        band: Band<'a>,
     ) -> MapTask<'a> {
-        Box::new(move || self.write(dir, model, &name, value))
+        self.task_bands(dir, model, name, vec![band])
+    }
+
+    /// `write` of map `name` with several bands, to run later.
+    pub fn task_bands<'a>(
+        &'a self,
+        dir: &'a Path,
+        model: &'a Model,
+        name: String,
+        bands: Vec<Band<'a>>,
+    ) -> MapTask<'a> {
+        Box::new(move || self.write(dir, model, &name, &bands))
     }
 }
 
-/// Depth, water level, velocity (components and speed) at an output time (`label`), side
-/// by side; returns the files.
+/// One band of a map: what it holds, in which unit, and its value on each finest cell
+/// (None: nodata).
+pub struct Band<'a> {
+    pub description: &'static str,
+    pub unit: &'static str,
+    pub value: Box<dyn Fn(usize) -> Option<f64> + Send + Sync + 'a>,
+}
+
+impl<'a> Band<'a> {
+    pub fn new(
+        description: &'static str,
+        unit: &'static str,
+        value: impl Fn(usize) -> Option<f64> + Send + Sync + 'a,
+    ) -> Band<'a> {
+        Band {
+            description,
+            unit,
+            value: Box::new(value),
+        }
+    }
+}
+
+/// Depth, water level and velocity (speed, components, and on GeoTIFF both components in
+/// one two-band map that QGIS can draw as arrows) at an output time (`label`), side by
+/// side; returns the files.
 pub fn write_rasters(
     dir: &Path,
     model: &Model,
@@ -119,19 +162,47 @@ pub fn write_rasters(
     };
     let at_t = |name: &str| format!("{name}_{label}");
     let speed = &speed;
-    write_maps(
-        maps.bed.len(),
-        vec![
-            maps.task(dir, model, at_t("depth"), |c| Some(f.depth[c] as f64)),
-            maps.task(dir, model, at_t("level"), |c| {
+    let u = move |c| velocity(&f.hu, c);
+    let v = move |c| velocity(&f.hv, c);
+    let mut tasks = vec![
+        maps.task(
+            dir,
+            model,
+            at_t("depth"),
+            Band::new(DEPTH, "m", |c| Some(f.depth[c] as f64)),
+        ),
+        maps.task(
+            dir,
+            model,
+            at_t("level"),
+            Band::new(LEVEL, "m", |c| {
                 (f.depth[c] > 0.0).then(|| f.depth[c] as f64 + maps.bed[c] as f64 + model.datum)
             }),
-            maps.task(dir, model, at_t("speed"), |c| Some(speed[c] as f64)),
-            maps.task(dir, model, at_t("u"), move |c| velocity(&f.hu, c)),
-            maps.task(dir, model, at_t("v"), move |c| velocity(&f.hv, c)),
-        ],
-    )
+        ),
+        maps.task(
+            dir,
+            model,
+            at_t("speed"),
+            Band::new(SPEED, "m/s", |c| Some(speed[c] as f64)),
+        ),
+        maps.task(dir, model, at_t("u"), Band::new(EASTWARD, "m/s", u)),
+        maps.task(dir, model, at_t("v"), Band::new(NORTHWARD, "m/s", v)),
+    ];
+    if model.raster_format == RasterFormat::GeoTiff {
+        let bands = vec![
+            Band::new(EASTWARD, "m/s", u),
+            Band::new(NORTHWARD, "m/s", v),
+        ];
+        tasks.push(maps.task_bands(dir, model, at_t("velocity"), bands));
+    }
+    write_maps(maps.bed.len(), tasks)
 }
+
+const DEPTH: &str = "water depth";
+const LEVEL: &str = "water surface elevation (the terrain's vertical datum)";
+const SPEED: &str = "flow speed";
+const EASTWARD: &str = "eastward velocity u";
+const NORTHWARD: &str = "northward velocity v";
 
 /// Maps of the run's maxima (finest level) and arrival time, side by side; returns the
 /// files written.
@@ -143,22 +214,54 @@ pub fn write_maxima(
 ) -> std::io::Result<Vec<PathBuf>> {
     let clock = &model.peak_clock;
     let arrival = move |c: usize| peaks[c].arrival(clock);
+    // The bed does not move, so the highest water surface is the greatest depth on it.
+    let max_level = |c: usize| {
+        (peaks[c].depth > 0.0).then(|| peaks[c].depth as f64 + maps.bed[c] as f64 + model.datum)
+    };
+    let task = |name: &str, band| maps.task(dir, model, name.into(), band);
     write_maps(
         maps.bed.len(),
         vec![
-            maps.task(dir, model, "max_depth".into(), |c| {
-                Some(peaks[c].depth as f64)
-            }),
-            maps.task(dir, model, "max_speed".into(), |c| {
-                Some(peaks[c].speed() as f64)
-            }),
-            maps.task(dir, model, "max_hazard".into(), |c| {
-                Some(peaks[c].hazard() as f64)
-            }),
-            maps.task(dir, model, "time_of_max_depth".into(), move |c| {
-                arrival(c).map(|_| peaks[c].time_of_max_depth(clock))
-            }),
-            maps.task(dir, model, "arrival_time".into(), arrival),
+            task(
+                "max_depth",
+                Band::new("maximum water depth", "m", |c| Some(peaks[c].depth as f64)),
+            ),
+            task(
+                "max_level",
+                Band::new(
+                    "maximum water surface elevation (the terrain's vertical datum)",
+                    "m",
+                    max_level,
+                ),
+            ),
+            task(
+                "max_speed",
+                Band::new("maximum flow speed", "m/s", |c| {
+                    Some(peaks[c].speed() as f64)
+                }),
+            ),
+            task(
+                "max_hazard",
+                Band::new("maximum depth x speed", "m2/s", |c| {
+                    Some(peaks[c].hazard() as f64)
+                }),
+            ),
+            task(
+                "time_of_max_depth",
+                Band::new(
+                    "time of the maximum depth (scenario clock)",
+                    "s",
+                    move |c| arrival(c).map(|_| peaks[c].time_of_max_depth(clock)),
+                ),
+            ),
+            task(
+                "arrival_time",
+                Band::new(
+                    "time the depth first reached the arrival depth (scenario clock)",
+                    "s",
+                    arrival,
+                ),
+            ),
         ],
     )
 }

@@ -212,6 +212,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         raster_format: raster_format(&spec.output)?,
         resume: None,
         scenario_keys: Vec::new(),
+        resolved_scenario: String::new(),
         partition: spec
             .parallel
             .partition

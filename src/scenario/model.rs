@@ -245,6 +245,9 @@ pub struct Model {
     /// A digest of each scenario key as resolved (file and `--set`), by its dotted path:
     /// ranks compare them at start-up (`scenario::digest`).
     pub scenario_keys: Vec<(String, u64)>,
+    /// The scenario as this run resolved it (file and `--set`), as TOML: copied into the
+    /// output folder (`scenario.toml`), so the results keep the inputs that made them.
+    pub resolved_scenario: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,6 +375,7 @@ impl Model {
                 ..r.clone()
             }),
             scenario_keys: self.scenario_keys.clone(),
+            resolved_scenario: self.resolved_scenario.clone(),
         }
     }
 
