@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::io::animation::Animation;
 use crate::io::checkpoint::{Fingerprint, Restart};
+use crate::io::elapsed::Resolution;
 use crate::io::names::TimeLabels;
 use crate::io::outdir::OutDir;
 use crate::io::outputs;
@@ -240,6 +241,8 @@ struct Run<'a> {
     started: Instant,
     /// Output times in file names: the same as the checkpoint's run's on a restart.
     labels: TimeLabels,
+    /// Output times in titles: likewise.
+    title_times: Resolution,
 }
 
 impl<'a> Run<'a> {
@@ -260,6 +263,10 @@ impl<'a> Run<'a> {
             writing,
             started,
             labels: TimeLabels::for_times(&model.output_times, recorded),
+            title_times: opts.restart.as_ref().map_or_else(
+                || Resolution::for_run(model.t_start, model.t_end, &model.output_times),
+                |r| r.title_times,
+            ),
         }
     }
 }
@@ -270,6 +277,8 @@ struct Files<'a> {
     writing: &'a Writing,
     series: Series,
     labels: TimeLabels,
+    /// How titles write output times.
+    title_times: Resolution,
     animation: Option<Animation>,
     /// The last state known to be sound, for the diagnostic map if the run goes unstable.
     last_good: Option<(f64, Arc<Fields>)>,
@@ -290,7 +299,6 @@ impl<'a> Files<'a> {
                 model.cell_size,
                 &maps.valid,
                 &maps.bed,
-                model.numerics.arrival_depth as f32,
             )
         });
         Files {
@@ -298,6 +306,7 @@ impl<'a> Files<'a> {
             writing,
             series,
             labels: run.labels,
+            title_times: run.title_times,
             animation,
             last_good: None,
         }
@@ -413,13 +422,13 @@ fn step_through<'s>(
             // A state whose mass balance broke is no result: checked before its maps.
             record_balance(sim, files, model, target, fields.clone())?;
             if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_mut()) {
+                let title = format!("depth  t = {}", f.title_times.format(target));
                 if let Some(a) = f.animation.as_mut() {
-                    // Fixed-width titles keep the frames one size.
-                    a.push(format!("depth  t = {target:>10.1} s"), &fields.depth);
+                    a.push(title.clone(), &fields.depth);
                 }
                 let (maps, fields) = (f.maps, fields.clone());
                 let label = f.labels.label(target);
-                writer.write(move || write_outputs(dir, model, maps, &fields, &label, target))?;
+                writer.write(move || write_outputs(dir, model, maps, &fields, &label, title))?;
             }
             if let Some(f) = files.as_mut() {
                 f.series.flush()?;
@@ -722,18 +731,18 @@ fn targets(model: &Model) -> Vec<f64> {
     t
 }
 
-/// The maps and the quick-look of output time t (`label` in file names).
+/// The maps and the quick-look of an output time (`label` in file names, `title` on the
+/// quick-look).
 fn write_outputs(
     dir: &Path,
     model: &Model,
     maps: &outputs::Maps,
     fields: &Fields,
     label: &str,
-    t: f64,
+    title: String,
 ) -> Result<()> {
     let quicklook = model.write_png.then_some(|| {
         let name = format!("depth_{label}.png");
-        let title = format!("depth  t = {t:.1} s");
         outputs::write_depth_png(dir, &name, title, model, maps, &fields.depth).map_err(Error::Io)
     });
     beside(quicklook, || match model.write_rasters {

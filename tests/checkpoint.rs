@@ -318,3 +318,50 @@ fn a_full_disk_stops_the_run_and_keeps_the_last_checkpoint() {
         );
     }
 }
+
+/// A still lake 12 minutes long: quick-looks titled in minutes, and a checkpoint at 6 min
+/// from which less than 10 minutes are left.
+const TWELVE_MINUTES: &str = r#"
+name = "titled"
+
+[domain]
+cell_size = 5.0
+nx = 24
+ny = 16
+
+[terrain]
+type = "expression"
+expression = "0.01*x"
+
+[initial]
+water_level = 0.5
+
+[time]
+end = 720.0
+output_interval = 120.0
+
+[output]
+format = "ascii"
+animation = false
+"#;
+
+#[test]
+fn a_restarted_run_titles_its_quick_looks_as_the_whole_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("titled.toml");
+    std::fs::write(&scenario, TWELVE_MINUTES).unwrap();
+    let out = dir.path().join("out");
+    run(&scenario, &out, &["--checkpoint-every", "360"]);
+    let last = out.join("depth_0000720.0s.png");
+    let whole = std::fs::read(&last).unwrap();
+    let checkpoint = out.join("checkpoint_0000360.0s.qfck");
+    run(
+        &scenario,
+        &out,
+        &["--restart", checkpoint.to_str().unwrap()],
+    );
+    assert!(
+        std::fs::read(&last).unwrap() == whole,
+        "the restarted run drew depth_0000720.0s.png differently (its title's time)"
+    );
+}

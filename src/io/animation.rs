@@ -1,5 +1,5 @@
-//! An animated GIF of the flood: the depth quick-look at every output time, all frames on
-//! one colour scale (the deepest water of the whole run), so that frames compare.
+//! An animated GIF of the flood: the depth quick-look at every output time, every frame in
+//! the same fixed depth classes (`depth_classes`), so that frames compare.
 //!
 //! Frames are kept binned to at most `MAX_SIDE` cells a side (the deepest cell of each
 //! bin, as in the PNGs), so a run of any size holds a few MB per frame until the end.
@@ -22,20 +22,11 @@ pub struct Animation {
     valid: Vec<bool>,
     terrain: Vec<f32>,
     frames: Vec<(String, Vec<f32>)>,
-    min_depth: f32,
 }
 
 impl Animation {
-    /// `valid` and `terrain` are finest-level rasters of `nx` × `ny`, row 0 south; water
-    /// shallower than `min_depth` is drawn as land.
-    pub fn new(
-        nx: usize,
-        ny: usize,
-        cell_size: f64,
-        valid: &[bool],
-        terrain: &[f32],
-        min_depth: f32,
-    ) -> Self {
+    /// `valid` and `terrain` are finest-level rasters of `nx` × `ny`, row 0 south.
+    pub fn new(nx: usize, ny: usize, cell_size: f64, valid: &[bool], terrain: &[f32]) -> Self {
         let bin = nx.max(ny).div_ceil(MAX_SIDE).max(1);
         let (bx, by) = (nx.div_ceil(bin), ny.div_ceil(bin));
         let mut binned_valid = vec![false; bx * by];
@@ -58,7 +49,6 @@ impl Animation {
             valid: binned_valid,
             terrain: binned_terrain,
             frames: Vec::new(),
-            min_depth,
         }
     }
 
@@ -82,15 +72,9 @@ impl Animation {
         self.frames.is_empty()
     }
 
-    /// Writes the GIF, looping, on the scale of the run's deepest water.
+    /// Writes the GIF, looping.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let fail = |m: String| format!("{}: {m}", path.display());
-        let deepest = self
-            .frames
-            .iter()
-            .flat_map(|(_, d)| d.iter().copied())
-            .fold(0.0f32, f32::max);
-        let vmax = crate::io::outputs::nice_ceiling(deepest);
         // Encoded in memory: the encoder writes the GIF's last byte as it is dropped,
         // where a failed write would go unseen; the file is written whole afterwards.
         let mut bytes = Vec::new();
@@ -104,14 +88,11 @@ impl Animation {
                 render(&QuickLook {
                     nx: self.nx.div_ceil(self.bin),
                     ny: self.ny.div_ceil(self.bin),
-                    values: depth,
+                    depth,
                     valid: &self.valid,
                     terrain: Some(&self.terrain),
                     cell_size: self.cell_size * self.bin as f64,
                     title: title.clone(),
-                    units: "m".into(),
-                    vmax,
-                    min_depth: self.min_depth,
                 })
             })
             .collect::<Result<Vec<_>, String>>()
@@ -144,7 +125,7 @@ mod tests {
         let (nx, ny) = (1300, 20);
         let valid = vec![true; nx * ny];
         let terrain: Vec<f32> = (0..nx * ny).map(|c| (c % nx) as f32 * 0.01).collect();
-        let mut a = Animation::new(nx, ny, 1.0, &valid, &terrain, 0.01);
+        let mut a = Animation::new(nx, ny, 1.0, &valid, &terrain);
         assert_eq!(a.bin, 3);
         let mut depth = vec![0.0f32; nx * ny];
         depth[7 + nx * 4] = 2.0; // one flooded cell, binned with eight dry ones

@@ -19,6 +19,7 @@ mod header;
 pub use fingerprint::Fingerprint;
 
 use crate::error::InputError;
+use crate::io::elapsed::Resolution;
 use crate::io::series::SeriesMark;
 use crate::scenario::maxima::{Peak, PeakClock};
 use crate::scenario::model::{Model, Resume};
@@ -45,6 +46,9 @@ pub struct Restart {
     pub files: Vec<String>,
     /// Decimals of the output times in map names (`io::names::TimeLabels`).
     pub label_decimals: usize,
+    /// How the whole run's titles write times: from the scenario's start and all its output
+    /// times, not the restart's.
+    pub title_times: Resolution,
     /// The scenario's, which the checkpoint's matched.
     pub fingerprint: Fingerprint,
 }
@@ -216,12 +220,14 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
             Vec::new()
         },
     };
+    let title_times = Resolution::for_run(model.t_start, model.t_end, &model.output_times);
     model.continue_from(&state, resume);
     Ok(Restart {
         file: path.to_path_buf(),
         series: values.series,
         files: values.files,
         label_decimals: values.label_decimals,
+        title_times,
         fingerprint,
     })
 }

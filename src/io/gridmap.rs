@@ -2,7 +2,7 @@
 //! summary of what the grid costs against a uniform finest grid.
 
 use crate::grid::{BlockGrid, BLOCK, CELLS_PER_BLOCK};
-use crate::io::quicklook::{draw_text, fill_rect};
+use crate::io::font::{draw_text, fill_rect};
 use image::{Rgb, RgbImage};
 use serde_json::json;
 use std::path::Path;

@@ -274,19 +274,6 @@ pub fn write_maxima(
     )
 }
 
-/// A top-of-scale for depth maps: the next 1, 2 or 5 times a power of ten.
-pub fn nice_ceiling(v: f32) -> f32 {
-    if v.is_nan() || v <= 0.0 {
-        return 1.0;
-    }
-    let p = 10f32.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * p)
-        .find(|&c| c >= v)
-        .unwrap_or(10.0 * p)
-}
-
 pub fn write_depth_png(
     dir: &Path,
     name: &str,
@@ -295,21 +282,17 @@ pub fn write_depth_png(
     maps: &Maps,
     depth: &[f32],
 ) -> Result<PathBuf, String> {
-    let vmax = nice_ceiling(depth.iter().cloned().fold(0.0, f32::max));
     let path = dir.join(name);
     write_quicklook(
         &path,
         &QuickLook {
             nx: model.nx(),
             ny: model.ny(),
-            values: depth,
+            depth,
             valid: &maps.valid,
             terrain: Some(&maps.bed),
             cell_size: model.cell_size,
             title,
-            units: "m".into(),
-            vmax,
-            min_depth: model.numerics.arrival_depth as f32,
         },
     )?;
     Ok(path)
@@ -320,18 +303,4 @@ pub fn write_depth_png(
 pub fn write_json_atomic(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(value)? + "\n";
     crate::io::durable::write_bytes(path, text.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nice_scale() {
-        assert_eq!(nice_ceiling(0.7), 1.0);
-        assert_eq!(nice_ceiling(1.3), 2.0);
-        assert_eq!(nice_ceiling(3.0), 5.0);
-        assert_eq!(nice_ceiling(0.0), 1.0);
-        assert_eq!(nice_ceiling(0.012), 0.02);
-    }
 }

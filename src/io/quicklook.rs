@@ -1,46 +1,43 @@
-//! PNG quick-looks: a depth map over a hillshade of the terrain, with a title and a colour
-//! bar. Text is drawn with a built-in 5×7 font, so no system fonts are needed.
+//! PNG quick-looks: a depth map over a hillshade of the terrain, with a title, a legend of
+//! the fixed depth classes (`depth_classes`) and a scale bar under the map.
 
+use crate::io::depth_classes;
+use crate::io::font::{draw_text, fill_rect, text_width, CHAR_H};
+use crate::io::scale_bar::{self, ScaleBar};
 use image::{Rgb, RgbImage};
 use std::path::Path;
 
 pub struct QuickLook<'a> {
     pub nx: usize,
     pub ny: usize,
-    /// Row 0 is the south row.
-    pub values: &'a [f32],
+    /// Water depth (m). Row 0 is the south row.
+    pub depth: &'a [f32],
     /// False outside the domain.
     pub valid: &'a [bool],
-    /// Bed elevation for the hillshade under dry cells, laid out like `values`.
+    /// Bed elevation for the hillshade under dry cells, laid out like `depth`.
     pub terrain: Option<&'a [f32]>,
+    /// Metres a cell: for the hillshade's slopes and the scale bar.
     pub cell_size: f64,
-    /// E.g. "depth t = 600.0 s".
+    /// E.g. "depth  t = 01:30".
     pub title: String,
-    /// E.g. "m".
-    pub units: String,
-    /// Top of the colour scale.
-    pub vmax: f32,
-    /// Water shallower than this is drawn as dry land: a film of rain on every cell would
-    /// otherwise tint the whole map and hide the terrain.
-    pub min_depth: f32,
 }
 
-/// Text is drawn at twice the font's size: a 5×7 glyph in a 6-pixel advance.
-const TEXT_SCALE: u32 = 2;
-const CHAR_W: u32 = 6 * TEXT_SCALE;
-const CHAR_H: u32 = 7 * TEXT_SCALE;
 const PAD: u32 = 10;
-/// Title line, then the units line above the colour bar, then the map.
-const UNITS_Y: u32 = PAD + CHAR_H + 6;
-const MAP_Y: u32 = UNITS_Y + CHAR_H + 12;
-const BAR_W: u32 = 18;
-const TICK_W: u32 = 4;
-const MIN_BAR_H: u32 = 200;
+/// Title line, then the legend's heading, then the map.
+const HEADING_Y: u32 = PAD + CHAR_H + 6;
+const MAP_Y: u32 = HEADING_Y + CHAR_H + 12;
+const HEADING: &str = "depth (m)";
+/// Legend swatches: one per class, deepest on top, each with its label to its right.
+const SWATCH_W: u32 = 18;
+const SWATCH_H: u32 = 24;
+const SWATCH_GAP: u32 = 4;
+const LABEL_GAP: u32 = 8;
+/// Between the map and the scale bar under it.
+const SCALE_BAR_GAP: u32 = 10;
 /// The map's longer side in pixels stays within these, up to the integer scaling.
 const MIN_SIDE: usize = 400;
 const MAX_SIDE: usize = 1600;
 const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
-const INK: Rgb<u8> = Rgb([20, 20, 20]);
 /// Dry cells when there is no terrain to shade.
 const DRY: Rgb<u8> = Rgb([215, 215, 215]);
 
@@ -57,36 +54,23 @@ pub fn save_png(path: &Path, image: &RgbImage) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
-/// The quick-look as an image: title, map and colour bar.
+/// The quick-look as an image: title, map, scale bar and legend.
 pub fn render(q: &QuickLook) -> Result<RgbImage, String> {
     check(q)?;
-    // A scale with no top would make every wet cell the same colour; fall back to 1.
-    let vmax = if q.vmax > 0.0 && q.vmax.is_finite() {
-        q.vmax
-    } else {
-        1.0
-    };
-    let map = render_map(q, vmax);
+    let map = render_map(q);
     let (mw, mh) = map.dimensions();
-    let bar_h = mh.max(MIN_BAR_H);
-    let bar_x = PAD + mw + 2 * PAD;
-    let labels: Vec<String> = (0..=4)
-        .map(|k| format_tick(vmax * k as f32 / 4.0))
-        .collect();
-    let legend_w = labels
-        .iter()
-        .map(|l| BAR_W + TICK_W + 4 + text_width(l))
-        .chain([text_width(&q.units)])
-        .max()
-        .unwrap_or(0);
-    let width = (bar_x + legend_w + PAD).max(2 * PAD + text_width(&q.title));
-    // Half a label's height below the bottom tick.
-    let height = MAP_Y + bar_h + CHAR_H / 2 + PAD;
+    let bar = ScaleBar::new(mw, pixels_per_metre(q))
+        .ok_or_else(|| format!("no scale bar for cell size {}", q.cell_size))?;
+    let legend_x = PAD + mw + 2 * PAD;
+    let width = (legend_x + legend_width() + PAD)
+        .max(PAD + bar.width() + PAD)
+        .max(2 * PAD + text_width(&q.title));
+    let height = MAP_Y + (mh + SCALE_BAR_GAP + scale_bar::HEIGHT).max(legend_height()) + PAD;
     let mut img = RgbImage::from_pixel(width, height, WHITE);
     image::imageops::replace(&mut img, &map, PAD as i64, MAP_Y as i64);
     draw_text(&mut img, PAD, PAD, &q.title);
-    draw_text(&mut img, bar_x, UNITS_Y, &q.units);
-    draw_colour_bar(&mut img, bar_x, MAP_Y, bar_h, &labels);
+    bar.draw(&mut img, PAD, MAP_Y + mh + SCALE_BAR_GAP);
+    draw_legend(&mut img, legend_x);
     Ok(img)
 }
 
@@ -97,7 +81,7 @@ fn check(q: &QuickLook) -> Result<(), String> {
         return Err(format!("empty grid ({} × {})", q.nx, q.ny));
     }
     let lengths = [
-        ("values", Some(q.values.len())),
+        ("depth", Some(q.depth.len())),
         ("valid", Some(q.valid.len())),
         ("terrain", q.terrain.map(<[f32]>::len)),
     ];
@@ -109,7 +93,7 @@ fn check(q: &QuickLook) -> Result<(), String> {
             ));
         }
     }
-    if q.terrain.is_some() && !(q.cell_size > 0.0 && q.cell_size.is_finite()) {
+    if !(q.cell_size > 0.0 && q.cell_size.is_finite()) {
         return Err(format!("cell size {} is not positive", q.cell_size));
     }
     Ok(())
@@ -125,7 +109,12 @@ fn scale(nx: usize, ny: usize) -> (usize, usize) {
     }
 }
 
-fn render_map(q: &QuickLook, vmax: f32) -> RgbImage {
+fn pixels_per_metre(q: &QuickLook) -> f64 {
+    let (cells_per_pixel, pixels_per_cell) = scale(q.nx, q.ny);
+    pixels_per_cell as f64 / (cells_per_pixel as f64 * q.cell_size)
+}
+
+fn render_map(q: &QuickLook) -> RgbImage {
     let (k, s) = scale(q.nx, q.ny);
     let (w, h) = (q.nx.div_ceil(k), q.ny.div_ceil(k));
     let mut img = RgbImage::new((w * s) as u32, (h * s) as u32);
@@ -133,7 +122,7 @@ fn render_map(q: &QuickLook, vmax: f32) -> RgbImage {
         // Row 0 is south: it goes at the bottom of the image.
         let y0 = (h - 1 - py) * s;
         for px in 0..w {
-            let colour = bin_colour(q, px * k, py * k, k, vmax);
+            let colour = bin_colour(q, px * k, py * k, k);
             for y in y0..y0 + s {
                 for x in px * s..(px + 1) * s {
                     img.put_pixel(x as u32, y as u32, colour);
@@ -146,7 +135,7 @@ fn render_map(q: &QuickLook, vmax: f32) -> RgbImage {
 
 /// The colour of the k×k cells from (i0, j0): the deepest water among them, so binning
 /// never hides a flooded cell; else the terrain of the first valid cell; else white.
-fn bin_colour(q: &QuickLook, i0: usize, j0: usize, k: usize, vmax: f32) -> Rgb<u8> {
+fn bin_colour(q: &QuickLook, i0: usize, j0: usize, k: usize) -> Rgb<u8> {
     let mut depth = 0.0f32;
     let mut first_valid = None;
     for j in j0..(j0 + k).min(q.ny) {
@@ -154,35 +143,14 @@ fn bin_colour(q: &QuickLook, i0: usize, j0: usize, k: usize, vmax: f32) -> Rgb<u
             let c = i + q.nx * j;
             if q.valid[c] {
                 first_valid.get_or_insert(c);
-                depth = depth.max(q.values[c]); // f32::max skips NaN
+                depth = depth.max(q.depth[c]); // f32::max skips NaN
             }
         }
     }
     match first_valid {
         None => WHITE,
-        Some(_) if depth > q.min_depth.max(0.0) => water_colour(depth / vmax),
-        Some(c) => dry_colour(q, c),
+        Some(c) => depth_classes::colour(depth).unwrap_or_else(|| dry_colour(q, c)),
     }
-}
-
-/// Light cyan for shallow water to dark navy at the top of the scale. The stops step
-/// luminance down in near-equal amounts (about 230, 180, 120, 73, 31), so equal depth
-/// differences look about equally different.
-fn water_colour(f: f32) -> Rgb<u8> {
-    const STOPS: [[f32; 3]; 5] = [
-        [200.0, 240.0, 255.0],
-        [120.0, 200.0, 235.0],
-        [50.0, 140.0, 200.0],
-        [25.0, 80.0, 160.0],
-        [10.0, 30.0, 90.0],
-    ];
-    let x = f.clamp(0.0, 1.0) * (STOPS.len() - 1) as f32;
-    let k = (x as usize).min(STOPS.len() - 2);
-    let w = x - k as f32;
-    let (a, b) = (STOPS[k], STOPS[k + 1]);
-    Rgb(std::array::from_fn(|c| {
-        (a[c] + w * (b[c] - a[c])).round() as u8
-    }))
 }
 
 /// Grey hillshade lit from the north-west, so the terrain reads under a dry map.
@@ -211,181 +179,62 @@ fn dry_colour(q: &QuickLook, c: usize) -> Rgb<u8> {
     Rgb([g, g, g])
 }
 
-/// A vertical bar from 0 (bottom) to vmax (top) with five ticks and their labels.
-fn draw_colour_bar(img: &mut RgbImage, x0: u32, y0: u32, height: u32, labels: &[String]) {
-    for y in 0..height {
-        let colour = water_colour(1.0 - y as f32 / (height - 1) as f32);
-        for x in 0..BAR_W {
-            img.put_pixel(x0 + x, y0 + y, colour);
-        }
-    }
-    let last = labels.len() as u32 - 1;
-    for (k, label) in labels.iter().enumerate() {
-        let y = y0 + (height - 1) * (last - k as u32) / last;
-        for x in BAR_W..BAR_W + TICK_W {
-            img.put_pixel(x0 + x, y, INK);
-        }
-        // Centre the label on its tick.
-        draw_text(img, x0 + BAR_W + TICK_W + 4, y - CHAR_H / 2, label);
-    }
+fn class_count() -> u32 {
+    depth_classes::COLOURS.len() as u32
 }
 
-/// Two or three significant digits, trailing zeros dropped; exponents outside 1e-3..1e5.
-fn format_tick(v: f32) -> String {
-    let trim = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    let a = v.abs();
-    if a == 0.0 {
-        return "0".into();
+/// The top of class k's swatch: the deepest class on top.
+fn swatch_y(k: usize) -> u32 {
+    MAP_Y + (class_count() - 1 - k as u32) * (SWATCH_H + SWATCH_GAP)
+}
+
+/// The swatches, then a line on what is not drawn.
+fn legend_height() -> u32 {
+    class_count() * (SWATCH_H + SWATCH_GAP) + CHAR_H
+}
+
+fn legend_width() -> u32 {
+    let labels = (0..class_count() as usize).map(depth_classes::label);
+    labels
+        .map(|l| SWATCH_W + LABEL_GAP + text_width(&l))
+        .chain([HEADING, &depth_classes::below_label()].map(text_width))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A heading, one swatch per class with its edges beside it, and what is left undrawn.
+fn draw_legend(img: &mut RgbImage, x: u32) {
+    draw_text(img, x, HEADING_Y, HEADING);
+    for (k, &colour) in depth_classes::COLOURS.iter().enumerate() {
+        let y = swatch_y(k);
+        fill_rect(img, x, y, SWATCH_W, SWATCH_H, colour);
+        let label_y = y + (SWATCH_H - CHAR_H) / 2;
+        draw_text(
+            img,
+            x + SWATCH_W + LABEL_GAP,
+            label_y,
+            &depth_classes::label(k),
+        );
     }
-    if !(1e-3..1e5).contains(&a) {
-        let s = format!("{v:.2e}");
-        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        return format!("{}e{exp}", trim(mantissa));
-    }
-    let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
-    trim(&format!("{v:.decimals$}"))
+    let below_y = swatch_y(0) + SWATCH_H + SWATCH_GAP;
+    draw_text(img, x, below_y, &depth_classes::below_label());
 }
-
-fn text_width(text: &str) -> u32 {
-    text.chars().count() as u32 * CHAR_W
-}
-
-/// Draws text with its top-left at (x, y); pixels off the image are dropped.
-pub(crate) fn draw_text(img: &mut RgbImage, x: u32, y: u32, text: &str) {
-    for (n, ch) in text.chars().enumerate() {
-        let Some(rows) = glyph(ch) else { continue };
-        let cx = x + n as u32 * CHAR_W;
-        for (r, bits) in rows.iter().enumerate() {
-            for col in (0..5u32).filter(|col| bits & (0b10000 >> col) != 0) {
-                let (px, py) = (cx + col * TEXT_SCALE, y + r as u32 * TEXT_SCALE);
-                fill_rect(img, px, py, TEXT_SCALE, TEXT_SCALE, INK);
-            }
-        }
-    }
-}
-
-pub(crate) fn fill_rect(img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32, colour: Rgb<u8>) {
-    for py in y..(y + h).min(img.height()) {
-        for px in x..(x + w).min(img.width()) {
-            img.put_pixel(px, py, colour);
-        }
-    }
-}
-
-/// 5×7 glyphs, one row per number from the top, leftmost pixel in bit 4.
-/// Characters not listed are skipped (their space is kept).
-fn glyph(ch: char) -> Option<[u8; 7]> {
-    let g: [u8; 7] = match ch {
-        '0' => [14, 17, 19, 21, 25, 17, 14],
-        '1' => [4, 12, 4, 4, 4, 4, 14],
-        '2' => [14, 17, 1, 2, 4, 8, 31],
-        '3' => [31, 2, 4, 2, 1, 17, 14],
-        '4' => [2, 6, 10, 18, 31, 2, 2],
-        '5' => [31, 16, 30, 1, 1, 17, 14],
-        '6' => [6, 8, 16, 30, 17, 17, 14],
-        '7' => [31, 1, 2, 4, 8, 8, 8],
-        '8' => [14, 17, 17, 14, 17, 17, 14],
-        '9' => [14, 17, 17, 15, 1, 2, 12],
-        'a'..='z' => LOWER[ch as usize - 'a' as usize],
-        'A'..='Z' => UPPER[ch as usize - 'A' as usize],
-        '.' => [0, 0, 0, 0, 0, 12, 12],
-        ',' => [0, 0, 0, 0, 12, 4, 8],
-        '-' => [0, 0, 0, 31, 0, 0, 0],
-        '+' => [0, 4, 4, 31, 4, 4, 0],
-        '=' => [0, 0, 31, 0, 31, 0, 0],
-        ':' => [0, 12, 12, 0, 12, 12, 0],
-        '/' => [0, 1, 2, 4, 8, 16, 0],
-        '(' => [2, 4, 8, 8, 8, 4, 2],
-        ')' => [8, 4, 2, 2, 2, 4, 8],
-        '_' => [0, 0, 0, 0, 0, 0, 31],
-        '%' => [24, 25, 2, 4, 8, 19, 3],
-        ' ' => [0; 7],
-        _ => return None,
-    };
-    Some(g)
-}
-
-const UPPER: [[u8; 7]; 26] = [
-    [14, 17, 17, 31, 17, 17, 17], // A
-    [30, 17, 17, 30, 17, 17, 30], // B
-    [14, 17, 16, 16, 16, 17, 14], // C
-    [28, 18, 17, 17, 17, 18, 28], // D
-    [31, 16, 16, 30, 16, 16, 31], // E
-    [31, 16, 16, 30, 16, 16, 16], // F
-    [14, 17, 16, 23, 17, 17, 15], // G
-    [17, 17, 17, 31, 17, 17, 17], // H
-    [14, 4, 4, 4, 4, 4, 14],      // I
-    [7, 2, 2, 2, 2, 18, 12],      // J
-    [17, 18, 20, 24, 20, 18, 17], // K
-    [16, 16, 16, 16, 16, 16, 31], // L
-    [17, 27, 21, 21, 17, 17, 17], // M
-    [17, 17, 25, 21, 19, 17, 17], // N
-    [14, 17, 17, 17, 17, 17, 14], // O
-    [30, 17, 17, 30, 16, 16, 16], // P
-    [14, 17, 17, 17, 21, 18, 13], // Q
-    [30, 17, 17, 30, 20, 18, 17], // R
-    [15, 16, 16, 14, 1, 1, 30],   // S
-    [31, 4, 4, 4, 4, 4, 4],       // T
-    [17, 17, 17, 17, 17, 17, 14], // U
-    [17, 17, 17, 17, 17, 10, 4],  // V
-    [17, 17, 17, 21, 21, 21, 10], // W
-    [17, 17, 10, 4, 10, 17, 17],  // X
-    [17, 17, 17, 10, 4, 4, 4],    // Y
-    [31, 1, 2, 4, 8, 16, 31],     // Z
-];
-
-/// Lower case sits on the same baseline; descenders (g j p q y) are folded into 7 rows.
-const LOWER: [[u8; 7]; 26] = [
-    [0, 0, 14, 1, 15, 17, 15],    // a
-    [16, 16, 22, 25, 17, 17, 30], // b
-    [0, 0, 14, 16, 16, 17, 14],   // c
-    [1, 1, 13, 19, 17, 17, 15],   // d
-    [0, 0, 14, 17, 31, 16, 14],   // e
-    [6, 9, 8, 28, 8, 8, 8],       // f
-    [0, 15, 17, 17, 15, 1, 14],   // g
-    [16, 16, 22, 25, 17, 17, 17], // h
-    [4, 0, 12, 4, 4, 4, 14],      // i
-    [2, 0, 6, 2, 2, 18, 12],      // j
-    [16, 16, 18, 20, 24, 20, 18], // k
-    [12, 4, 4, 4, 4, 4, 14],      // l
-    [0, 0, 26, 21, 21, 17, 17],   // m
-    [0, 0, 22, 25, 17, 17, 17],   // n
-    [0, 0, 14, 17, 17, 17, 14],   // o
-    [0, 30, 17, 17, 30, 16, 16],  // p
-    [0, 15, 17, 17, 15, 1, 1],    // q
-    [0, 0, 22, 25, 16, 16, 16],   // r
-    [0, 0, 15, 16, 14, 1, 30],    // s
-    [8, 8, 28, 8, 8, 9, 6],       // t
-    [0, 0, 17, 17, 17, 19, 13],   // u
-    [0, 0, 17, 17, 17, 10, 4],    // v
-    [0, 0, 17, 17, 21, 21, 10],   // w
-    [0, 0, 17, 10, 4, 10, 17],    // x
-    [0, 17, 17, 17, 15, 1, 14],   // y
-    [0, 0, 31, 2, 4, 8, 31],      // z
-];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::depth_classes::{COLOURS, EDGES};
+    use crate::io::font::INK;
 
-    fn look<'a>(nx: usize, ny: usize, values: &'a [f32], valid: &'a [bool]) -> QuickLook<'a> {
+    fn look<'a>(nx: usize, ny: usize, depth: &'a [f32], valid: &'a [bool]) -> QuickLook<'a> {
         QuickLook {
             nx,
             ny,
-            values,
+            depth,
             valid,
             terrain: None,
             cell_size: 1.0,
-            title: "depth t = 600.0 s".into(),
-            units: "m".into(),
-            vmax: 2.0,
-            min_depth: 0.0,
+            title: "depth  t = 00:10".into(),
         }
     }
 
@@ -400,21 +249,38 @@ mod tests {
         p.0.iter().map(|&c| c as u32).sum()
     }
 
+    fn distance(a: Rgb<u8>, b: Rgb<u8>) -> f64 {
+        let d2: i32 = (0..3).map(|c| (a.0[c] as i32 - b.0[c] as i32).pow(2)).sum();
+        f64::from(d2).sqrt()
+    }
+
     /// The middle pixel of cell (i, j) when the map is magnified `s` times.
     fn cell_pixel(img: &RgbImage, ny: usize, s: usize, i: usize, j: usize) -> Rgb<u8> {
         let (x, y) = (i * s + s / 2, (ny - 1 - j) * s + s / 2);
         *img.get_pixel(PAD + x as u32, MAP_Y + y as u32)
     }
 
+    /// How many pixels of ink the scale bar's middle row has from its left end, and the
+    /// map's size in pixels.
+    fn scale_bar_pixels(img: &RgbImage, q: &QuickLook) -> (u32, (u32, u32)) {
+        let (mw, mh) = render_map(q).dimensions();
+        let y = MAP_Y + mh + SCALE_BAR_GAP + scale_bar::HEIGHT / 2;
+        assert_eq!(*img.get_pixel(PAD - 1, y), WHITE);
+        let ink = (PAD..img.width())
+            .take_while(|&x| *img.get_pixel(x, y) == INK)
+            .count();
+        (ink as u32, (mw, mh))
+    }
+
     #[test]
     fn writes_a_png_north_up_with_deep_water_darker_and_outside_white() {
         let (nx, ny) = (50, 20);
-        let mut values = vec![0.0f32; nx * ny];
-        values[0] = 0.2; // south-west corner: shallow
-        values[nx * ny - 1] = 1.8; // north-east corner: deep
+        let mut depth = vec![0.0f32; nx * ny];
+        depth[0] = 0.2; // south-west corner: shallow
+        depth[nx * ny - 1] = 1.8; // north-east corner: deep
         let mut valid = vec![true; nx * ny];
         valid[nx - 1] = false; // south-east corner: outside
-        let img = write_and_open(&look(nx, ny, &values, &valid));
+        let img = write_and_open(&look(nx, ny, &depth, &valid));
         let s = MIN_SIDE.div_ceil(nx); // 8 pixels per cell: 400 px wide
         assert!(img.width() >= (nx * s) as u32 && img.width() <= (MAX_SIDE + 300) as u32);
         let (shallow, deep) = (
@@ -432,33 +298,145 @@ mod tests {
     }
 
     #[test]
+    fn a_ten_cm_flood_shows_under_a_five_metre_one() {
+        // A valley floor tilted down to the east, shaded like real terrain.
+        let (nx, ny) = (40, 40);
+        let terrain: Vec<f32> = (0..nx * ny).map(|c| -0.1 * (c % nx) as f32).collect();
+        let mut depth = vec![0.0f32; nx * ny];
+        depth[5 + nx * 20] = 0.1;
+        depth[30 + nx * 20] = 5.0;
+        depth[6 + nx * 20] = 0.03; // a film of rain: drawn as land
+        let valid = vec![true; nx * ny];
+        let mut q = look(nx, ny, &depth, &valid);
+        q.terrain = Some(&terrain);
+        let img = write_and_open(&q);
+        let s = MIN_SIDE.div_ceil(nx);
+        let flood = cell_pixel(&img, ny, s, 5, 20);
+        let deep = cell_pixel(&img, ny, s, 30, 20);
+        let land = cell_pixel(&img, ny, s, 7, 20);
+        assert_eq!(
+            cell_pixel(&img, ny, s, 6, 20),
+            land,
+            "3 cm is drawn as land"
+        );
+        assert!(land.0[0] == land.0[1] && land.0[1] == land.0[2], "{land:?}");
+        // Clearly apart from the land here and from any grey the hillshade draws.
+        assert!(distance(flood, land) > 80.0, "{flood:?} on {land:?}");
+        for g in 110..=230 {
+            let grey = Rgb([g, g, g]);
+            assert!(distance(flood, grey) > 80.0, "{flood:?} against {grey:?}");
+        }
+        assert!(distance(flood, deep) > 150.0, "{flood:?} against {deep:?}");
+        assert_eq!((flood, deep), (COLOURS[0], COLOURS[6]));
+    }
+
+    #[test]
+    fn the_same_depth_has_the_same_colour_whatever_the_deepest_water() {
+        let probes = [0.05f32, 0.1, 0.2, 0.4, 0.7, 1.5, 3.0, 6.0, 0.01, f32::NAN];
+        let (nx, ny) = (probes.len() + 1, 1);
+        let valid = vec![true; nx];
+        let images: Vec<RgbImage> = [0.3f32, 8.0, 250.0]
+            .iter()
+            .map(|&deepest| {
+                let depth: Vec<f32> = probes.iter().copied().chain([deepest]).collect();
+                write_and_open(&look(nx, ny, &depth, &valid))
+            })
+            .collect();
+        let s = MIN_SIDE.div_ceil(nx);
+        for (i, &d) in probes.iter().enumerate() {
+            let expected = depth_classes::colour(d).unwrap_or(DRY);
+            for img in &images {
+                assert_eq!(cell_pixel(img, ny, s, i, 0), expected, "{d} m");
+            }
+        }
+    }
+
+    #[test]
+    fn the_legend_has_one_swatch_per_class_deepest_on_top() {
+        let depth = [0.0f32; 4];
+        let q = look(2, 2, &depth, &[true; 4]);
+        let img = write_and_open(&q);
+        let legend_x = PAD + render_map(&q).width() + 2 * PAD;
+        // Down the middle of the swatches: runs of one colour; white between them, and
+        // the note's ink below.
+        let column: Vec<Rgb<u8>> = (MAP_Y..img.height())
+            .map(|y| *img.get_pixel(legend_x + SWATCH_W / 2, y))
+            .collect();
+        let swatches: Vec<Rgb<u8>> = column
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run[0] != WHITE && run[0] != INK)
+            .map(|run| {
+                assert_eq!(run.len() as u32, SWATCH_H, "{:?}", run[0]);
+                run[0]
+            })
+            .collect();
+        let mut expected = COLOURS.to_vec();
+        expected.reverse();
+        assert_eq!(swatches, expected);
+        assert_eq!(EDGES.len(), COLOURS.len());
+    }
+
+    #[test]
+    fn the_scale_bar_is_a_round_length_drawn_to_scale() {
+        // 50 × 20 cells of 3 m: 8 pixels a cell, 8/3 pixels a metre, a map 150 m wide: a
+        // 50 m bar of 133.3 pixels.
+        let (nx, ny) = (50, 20);
+        let depth = vec![0.0f32; nx * ny];
+        let valid = vec![true; nx * ny];
+        let mut q = look(nx, ny, &depth, &valid);
+        q.cell_size = 3.0;
+        let img = write_and_open(&q);
+        let (pixels, (mw, _)) = scale_bar_pixels(&img, &q);
+        let bar = ScaleBar::new(mw, pixels_per_metre(&q)).unwrap();
+        assert_eq!(bar.metres(), 50.0);
+        assert!(
+            (f64::from(pixels) - 50.0 * 8.0 / 3.0).abs() <= 1.0,
+            "{pixels}"
+        );
+        assert!(
+            pixels * 15 >= mw * 2 && pixels * 3 <= mw,
+            "{pixels} of {mw}"
+        );
+        // Binned: 3300 × 40 cells of 2 m, 3 cells a pixel: a 2 km bar of 333.3 pixels.
+        let (nx, ny) = (3300, 40);
+        let depth = vec![0.0f32; nx * ny];
+        let valid = vec![true; nx * ny];
+        let mut q = look(nx, ny, &depth, &valid);
+        q.cell_size = 2.0;
+        let img = write_and_open(&q);
+        let (pixels, (mw, _)) = scale_bar_pixels(&img, &q);
+        assert_eq!(mw, 1100);
+        assert!((f64::from(pixels) - 2000.0 / 6.0).abs() <= 1.0, "{pixels}");
+    }
+
+    #[test]
     fn map_size_stays_between_400_and_1600_pixels() {
         for (nx, ny, side) in [(1, 1, 400), (3, 7, 406), (300, 10, 600), (1600, 5, 1600)] {
-            let values = vec![0.0f32; nx * ny];
+            let depth = vec![0.0f32; nx * ny];
             let valid = vec![true; nx * ny];
-            let q = look(nx, ny, &values, &valid);
-            let (w, h) = render_map(&q, 1.0).dimensions();
+            let q = look(nx, ny, &depth, &valid);
+            let (w, h) = render_map(&q).dimensions();
             assert_eq!(w.max(h), side as u32, "{nx}×{ny}");
             let img = write_and_open(&q);
             assert!(
                 img.width() > w + 2 * PAD && img.width() < w + 300,
                 "{nx}×{ny}"
             );
-            assert!(img.height() > h + MAP_Y && img.height() < h.max(MIN_BAR_H) + 120);
+            assert!(img.height() > h + MAP_Y && img.height() < h.max(legend_height()) + 120);
         }
     }
 
     #[test]
     fn large_grids_are_binned_and_keep_their_deepest_cell() {
         let (nx, ny) = (3300, 40); // 3 cells per pixel: 1100 px wide
-        let mut values = vec![0.0f32; nx * ny];
-        values[1000 + nx * 10] = 1.0; // one wet cell in pixel (333, 3)
+        let mut depth = vec![0.0f32; nx * ny];
+        depth[1000 + nx * 10] = 1.0; // one wet cell in pixel (333, 3)
         let valid = vec![true; nx * ny];
-        let img = write_and_open(&look(nx, ny, &values, &valid));
+        let img = write_and_open(&look(nx, ny, &depth, &valid));
         assert_eq!(scale(nx, ny), (3, 1));
         let h = ny.div_ceil(3);
         let p = *img.get_pixel(PAD + 333, MAP_Y + (h - 1 - 3) as u32);
-        assert_eq!(p, water_colour(0.5));
+        assert_eq!(Some(p), depth_classes::colour(1.0));
         assert_eq!(*img.get_pixel(PAD + 332, MAP_Y + (h - 1 - 3) as u32), DRY);
         assert!(img.width() <= (MAX_SIDE + 300) as u32);
     }
@@ -467,12 +445,12 @@ mod tests {
     fn all_dry_fields_are_shaded_from_the_north_west() {
         // A ridge along x: its west face tilts to the north-west light, its east face away.
         let (nx, ny) = (40, 40);
-        let values = vec![0.0f32; nx * ny];
+        let depth = vec![0.0f32; nx * ny];
         let valid = vec![true; nx * ny];
         let terrain: Vec<f32> = (0..nx * ny)
             .map(|c| 20.0 - (c % nx).abs_diff(20) as f32)
             .collect();
-        let mut q = look(nx, ny, &values, &valid);
+        let mut q = look(nx, ny, &depth, &valid);
         q.terrain = Some(&terrain);
         let img = write_and_open(&q);
         let s = MIN_SIDE.div_ceil(nx);
@@ -488,68 +466,23 @@ mod tests {
     }
 
     #[test]
-    fn a_scale_without_a_top_uses_one() {
-        let values = [0.5f32, 3.0, 0.0, f32::NAN];
-        let valid = [true; 4];
-        for vmax in [0.0, -2.0, f32::NAN] {
-            let mut q = look(2, 2, &values, &valid);
-            q.vmax = vmax;
-            let img = write_and_open(&q);
-            assert_eq!(cell_pixel(&img, 2, 200, 0, 0), water_colour(0.5));
-            assert_eq!(cell_pixel(&img, 2, 200, 1, 1), DRY, "NaN is dry");
-        }
-    }
-
-    #[test]
-    fn mismatched_sizes_are_errors_not_panics() {
+    fn mismatched_sizes_and_a_cell_size_that_is_not_positive_are_errors_not_panics() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.png");
-        let values = [0.0f32; 4];
-        let e = write_quicklook(&path, &look(2, 3, &values, &[true; 6])).unwrap_err();
+        let depth = [0.0f32; 4];
+        let e = write_quicklook(&path, &look(2, 3, &depth, &[true; 6])).unwrap_err();
         assert!(
-            e.contains("bad.png") && e.contains("values has 4 cells"),
+            e.contains("bad.png") && e.contains("depth has 4 cells"),
             "{e}"
         );
         let e = write_quicklook(&path, &look(0, 3, &[], &[])).unwrap_err();
         assert!(e.contains("empty grid"), "{e}");
-    }
-
-    #[test]
-    fn ticks_have_two_or_three_significant_digits() {
-        let cases = [
-            (0.0, "0"),
-            (0.5, "0.5"),
-            (2.0, "2"),
-            (0.125, "0.125"),
-            (12.5, "12.5"),
-            (0.0025, "0.0025"),
-            (3.4567, "3.46"),
-            (1234.0, "1234"),
-            (0.0001, "1e-4"),
-            (2.5e6, "2.5e6"),
-        ];
-        for (v, s) in cases {
-            assert_eq!(format_tick(v), s);
+        for cell_size in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let mut q = look(2, 2, &depth, &[true; 4]);
+            q.cell_size = cell_size;
+            let e = write_quicklook(&path, &q).unwrap_err();
+            assert!(e.contains("cell size"), "{e}");
         }
-    }
-
-    #[test]
-    fn the_font_covers_titles_and_labels() {
-        let all = "0123456789.-+e=:/() abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-        for c in all.chars() {
-            assert!(glyph(c).is_some(), "{c:?}");
-        }
-        for g in UPPER.iter().chain(&LOWER) {
-            assert!(g.iter().all(|&row| row < 32) && g.iter().any(|&row| row != 0));
-        }
-    }
-
-    #[test]
-    fn colours_darken_with_depth() {
-        let lums: Vec<u32> = (0..=20)
-            .map(|k| lum(water_colour(k as f32 / 20.0)))
-            .collect();
-        assert!(lums.windows(2).all(|w| w[1] < w[0]), "{lums:?}");
-        assert_eq!(water_colour(5.0), water_colour(1.0), "clamped above vmax");
+        assert!(!path.exists());
     }
 }
