@@ -487,6 +487,13 @@ fn finish<'s>(
     })?;
     writer.finish()?;
     clock.files += writer.waited_s;
+    #[cfg(feature = "gdal")]
+    if model.write_netcdf {
+        timed(&mut clock.files, || {
+            crate::io::netcdf::write_event(dir, model, &files.labels)
+        })
+        .map_err(|e| io_err(dir, e))?;
+    }
     let status = Status {
         // On ranks the status is rank 0's own; the snapshot counts every rank's updates.
         cell_updates: snapshot.resume.cell_updates,

@@ -335,7 +335,7 @@ fn describe_band(band: &gdal::raster::RasterBand, info: &BandInfo) {
 
 /// The message of the last failure GDAL reported on this thread, if any.
 #[cfg(feature = "gdal")]
-fn gdal_failure() -> Option<String> {
+pub(crate) fn gdal_failure() -> Option<String> {
     let class = unsafe { gdal_sys::CPLGetLastErrorType() };
     if class < gdal_sys::CPLErr::CE_Failure {
         return None;

@@ -12,6 +12,8 @@ pub mod georaster;
 pub mod gridmap;
 pub mod hazard;
 pub mod names;
+#[cfg(feature = "gdal")]
+pub mod netcdf;
 pub mod outdir;
 pub mod outputs;
 pub mod quicklook;

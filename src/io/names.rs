@@ -143,6 +143,7 @@ pub fn is_run_file(name: &str) -> bool {
         "json" => stem == "summary",
         "toml" => name == RESOLVED_SCENARIO,
         "log" => name == RUN_LOG,
+        "nc" => stem == "event",
         "gif" => stem == "flood",
         "png" if stem.starts_with("partition_step_") => true,
         e if MAP_EXTENSIONS.contains(&e) => {

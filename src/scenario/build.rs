@@ -208,7 +208,8 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         gauge_times,
         write_rasters: spec.output.rasters,
         write_png: spec.output.png,
-        write_check: spec.output.check,
+        write_check: spec.output.check.unwrap_or(spec.output.rasters),
+        write_netcdf: netcdf(&spec.output)?,
         write_animation: spec.output.png && spec.output.animation,
         raster_format: raster_format(&spec.output)?,
         resume: None,
@@ -312,6 +313,28 @@ fn raster_format(output: &OutputSpec) -> Result<RasterFormat, InputError> {
             "output.format",
             format!("expected \"geotiff\" or \"ascii\", found {other:?}"),
         )),
+    }
+}
+
+/// Whether the run writes `event.nc`: by default wherever it can (GDAL, and the maps it is
+/// assembled from).
+fn netcdf(output: &OutputSpec) -> Result<bool, InputError> {
+    #[cfg(feature = "gdal")]
+    let writer = crate::io::netcdf::available();
+    #[cfg(not(feature = "gdal"))]
+    let writer = false;
+    match output.netcdf {
+        None => Ok(writer && output.rasters),
+        Some(false) => Ok(false),
+        Some(true) if !writer => Err(bad(
+            "output.netcdf",
+            "this build has no GDAL with its netCDF driver, which writes NetCDF: set it to false",
+        )),
+        Some(true) if !output.rasters => Err(bad(
+            "output.netcdf",
+            "event.nc is assembled from the maps of the output times: set output.rasters = true too",
+        )),
+        Some(true) => Ok(true),
     }
 }
 

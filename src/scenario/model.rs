@@ -234,6 +234,8 @@ pub struct Model {
     pub write_png: bool,
     /// The maps of the model as built (`io::check_files`).
     pub write_check: bool,
+    /// The whole event in one NetCDF (`io::netcdf`), from the maps of the output times.
+    pub write_netcdf: bool,
     /// `flood.gif`: the depth at every output time.
     pub write_animation: bool,
     /// How blocks are shared out over ranks.
@@ -364,6 +366,7 @@ impl Model {
             write_rasters: self.write_rasters,
             write_png: self.write_png,
             write_check: self.write_check,
+            write_netcdf: self.write_netcdf,
             write_animation: self.write_animation,
             partition: self.partition,
             balance: self.balance,

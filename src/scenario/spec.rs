@@ -456,9 +456,11 @@ pub struct OutputSpec {
     /// "geotiff" (default with GDAL) or "ascii".
     pub format: Option<String>,
     /// Maps of the model as built, in `check/`: the bed, Manning's n, block levels, and the
-    /// cells boundaries and sources act on.
-    #[serde(default = "yes")]
-    pub check: bool,
+    /// cells boundaries and sources act on. By default with the other maps (`rasters`).
+    pub check: Option<bool>,
+    /// The whole event in one CF NetCDF (`event.nc`): on by default where GDAL is and the
+    /// maps are written.
+    pub netcdf: Option<bool>,
 }
 
 fn yes() -> bool {
@@ -474,7 +476,8 @@ impl Default for OutputSpec {
             maxima: true,
             arrival_depth: None,
             format: None,
-            check: true,
+            check: None,
+            netcdf: None,
         }
     }
 }

@@ -182,6 +182,13 @@ fn whole_file(path: &Path, name: &str) -> Result<(), String> {
         "png" => image::open(path).map(|_| ()).map_err(|e| e.to_string()),
         "gif" => whole_gif(path),
         "qfck" => whole_checkpoint(&std::fs::read(path).map_err(|e| e.to_string())?),
+        // The whole event: every variable opens through GDAL.
+        "nc" => ["depth", "level", "u", "v"].iter().try_for_each(|var| {
+            let sub = format!("NETCDF:\"{}\":{var}", path.display());
+            gdal::Dataset::open(&sub)
+                .map(|_| ())
+                .map_err(|e| format!("{var}: {e}"))
+        }),
         // The run's log (appended to as it goes: any prefix is whole) and its scenario.
         "log" => std::fs::read_to_string(path)
             .map(|_| ())
