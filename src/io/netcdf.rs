@@ -54,6 +54,7 @@ pub fn write_event(dir: &Path, model: &Model, labels: &TimeLabels) -> std::io::R
             )));
         }
     }
+    room_for(dir, model)?;
     crate::io::durable::replace(&path, |tmp| {
         let file = EventFile::create(tmp, model)?;
         for (k, &t) in model.output_times.iter().enumerate() {
@@ -78,6 +79,64 @@ pub fn write_event(dir: &Path, model: &Model, labels: &TimeLabels) -> std::io::R
         file.close()
     })?;
     Ok(path)
+}
+
+/// Refuses, before any byte is written, a file that might not fit: the HDF5 library under
+/// NetCDF-4 leaves the process to crash at exit when a write fails on a full disk, so the
+/// file is written only where it fits uncompressed (its largest size).
+fn room_for(dir: &Path, model: &Model) -> std::io::Result<()> {
+    let cells = (model.nx() * model.ny()) as u64;
+    let largest = 4 * VARIABLES.len() as u64 * cells * model.output_times.len() as u64 + (1 << 20);
+    let room = free_bytes(dir).min(file_size_limit());
+    if largest <= room {
+        return Ok(());
+    }
+    Err(std::io::Error::other(format!(
+        "{}: not written: it may take up to {} and the disk (or the file-size limit) leaves {}; free some space, or set output.netcdf = false",
+        dir.join(EVENT_FILE).display(),
+        size(largest),
+        size(room)
+    )))
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b => format!("{:.1} KiB", b as f64 / 1024.0),
+    }
+}
+
+#[cfg(unix)]
+fn free_bytes(dir: &Path) -> u64 {
+    let name = c(&dir.to_string_lossy());
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    match unsafe { libc::statvfs(name.as_ptr(), &mut s) } {
+        0 => s.f_bavail as u64 * s.f_frsize as u64,
+        _ => u64::MAX,
+    }
+}
+
+#[cfg(unix)]
+fn file_size_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    match unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } {
+        0 if limit.rlim_cur != libc::RLIM_INFINITY => limit.rlim_cur as u64,
+        _ => u64::MAX,
+    }
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_: &Path) -> u64 {
+    u64::MAX
+}
+
+#[cfg(not(unix))]
+fn file_size_limit() -> u64 {
+    u64::MAX
 }
 
 /// The time coordinate's units: CF wants a reference date; without one the scenario's

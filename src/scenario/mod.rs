@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod digest;
+pub mod drainage;
 pub mod fields;
 pub mod forcing_limits;
 pub mod limits;
