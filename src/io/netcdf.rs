@@ -124,7 +124,7 @@ fn file_size_limit() -> u64 {
         rlim_max: 0,
     };
     match unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } {
-        0 if limit.rlim_cur != libc::RLIM_INFINITY => limit.rlim_cur as u64,
+        0 if limit.rlim_cur != libc::RLIM_INFINITY => limit.rlim_cur,
         _ => u64::MAX,
     }
 }
