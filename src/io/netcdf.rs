@@ -39,26 +39,44 @@ pub fn available() -> bool {
     gdal::DriverManager::get_driver_by_name("netCDF").is_ok()
 }
 
-/// Writes `dir/event.nc` from the maps of every output time in `dir`.
-pub fn write_event(dir: &Path, model: &Model, labels: &TimeLabels) -> std::io::Result<PathBuf> {
-    let path = dir.join(EVENT_FILE);
+/// The maps output time `t` contributes.
+fn maps_of(dir: &Path, model: &Model, labels: &TimeLabels, t: f64) -> [PathBuf; 4] {
     let ext = model.raster_format.extension();
-    let maps = |t: f64| {
-        VARIABLES.map(|(prefix, ..)| dir.join(format!("{prefix}_{}.{ext}", labels.label(t))))
-    };
-    for &t in &model.output_times {
-        if let Some(missing) = maps(t).iter().find(|p| !p.exists()) {
-            return Err(std::io::Error::other(format!(
-                "{}: cannot write {EVENT_FILE}: the map of output time {t} s is missing",
-                missing.display()
-            )));
-        }
+    VARIABLES.map(|(prefix, ..)| dir.join(format!("{prefix}_{}.{ext}", labels.label(t))))
+}
+
+/// The first map of `times` missing from `dir`, if any.
+pub fn missing_map(
+    dir: &Path,
+    model: &Model,
+    times: &[f64],
+    labels: &TimeLabels,
+) -> Option<PathBuf> {
+    times
+        .iter()
+        .flat_map(|&t| maps_of(dir, model, labels, t))
+        .find(|p| !p.exists())
+}
+
+/// Writes `dir/event.nc` from the maps of the output times `times` in `dir`.
+pub fn write_event(
+    dir: &Path,
+    model: &Model,
+    times: &[f64],
+    labels: &TimeLabels,
+) -> std::io::Result<PathBuf> {
+    let path = dir.join(EVENT_FILE);
+    if let Some(missing) = missing_map(dir, model, times, labels) {
+        return Err(std::io::Error::other(format!(
+            "{}: cannot write {EVENT_FILE}: an output time's map is missing",
+            missing.display()
+        )));
     }
-    room_for(dir, model)?;
+    room_for(dir, model, times)?;
     crate::io::durable::replace(&path, |tmp| {
-        let file = EventFile::create(tmp, model)?;
-        for (k, &t) in model.output_times.iter().enumerate() {
-            for (var, map) in file.variables.iter().zip(maps(t)) {
+        let file = EventFile::create(tmp, model, times)?;
+        for (k, &t) in times.iter().enumerate() {
+            for (var, map) in file.variables.iter().zip(maps_of(dir, model, labels, t)) {
                 let raster = georaster::read(&map)
                     .map_err(|e| std::io::Error::other(e.to_string()))?
                     .raster;
@@ -84,9 +102,11 @@ pub fn write_event(dir: &Path, model: &Model, labels: &TimeLabels) -> std::io::R
 /// Refuses, before any byte is written, a file that might not fit: the HDF5 library under
 /// NetCDF-4 leaves the process to crash at exit when a write fails on a full disk, so the
 /// file is written only where it fits uncompressed (its largest size).
-fn room_for(dir: &Path, model: &Model) -> std::io::Result<()> {
+pub fn room_for(dir: &Path, model: &Model, times: &[f64]) -> std::io::Result<()> {
     let cells = (model.nx() * model.ny()) as u64;
-    let largest = 4 * VARIABLES.len() as u64 * cells * model.output_times.len() as u64 + (1 << 20);
+    let data = 4 * VARIABLES.len() as u64 * cells * times.len() as u64;
+    // DEFLATE can grow chunks that do not compress by a little; headers and coordinates.
+    let largest = data + data / 100 + (1 << 20);
     let room = free_bytes(dir).min(file_size_limit());
     if largest <= room {
         return Ok(());
@@ -156,7 +176,7 @@ struct EventFile {
 }
 
 impl EventFile {
-    fn create(path: &Path, model: &Model) -> std::io::Result<EventFile> {
+    fn create(path: &Path, model: &Model, times: &[f64]) -> std::io::Result<EventFile> {
         unsafe { g::CPLErrorReset() };
         let fail = |what: &str| failure(path, what);
         let driver = gdal::DriverManager::get_driver_by_name("netCDF")
@@ -183,7 +203,7 @@ impl EventFile {
             return Err(fail("no root group"));
         }
         file.describe(model)?;
-        let (nx, ny, nt) = (model.nx(), model.ny(), model.output_times.len());
+        let (nx, ny, nt) = (model.nx(), model.ny(), times.len());
         let time = file.dimension("time", "TEMPORAL", nt)?;
         let y = file.dimension("y", "HORIZONTAL_Y", ny)?;
         let x = file.dimension("x", "HORIZONTAL_X", nx)?;
@@ -408,7 +428,12 @@ impl EventFile {
         values: &[f32],
     ) -> std::io::Result<()> {
         let (nx, ny) = (model.nx(), model.ny());
-        assert_eq!(values.len(), nx * ny, "a map on the finest grid");
+        if values.len() != nx * ny {
+            return Err(failure(
+                &self.path,
+                &format!("output time {k}: a map of another size"),
+            ));
+        }
         let start = [k as u64, 0, 0];
         let count = [1, ny, nx];
         let ok = unsafe {

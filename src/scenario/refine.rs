@@ -230,6 +230,12 @@ pub(crate) fn grid(
         ));
     }
     if let Some(area) = positive(r.channels, "refinement.channels")? {
+        if area <= 0.0 {
+            return Err(InputError::new(format!(
+                "expected an area > 0 m² (drained through a cell), found {area}"
+            ))
+            .at_key("refinement.channels"));
+        }
         near.push((mark(&tiles, channel_cells(frame, elevation, area)), 0));
     }
     let finest = forced
