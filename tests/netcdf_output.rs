@@ -167,3 +167,45 @@ print("ok")
         String::from_utf8_lossy(&check.stderr)
     );
 }
+
+/// A run restarted from its checkpoint writes an event file holding every output time,
+/// those before the checkpoint too, equal to an uninterrupted run's.
+#[test]
+fn a_restarted_run_holds_the_whole_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = scenario(dir.path());
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            toml.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+            .args(&args)
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let whole = dir.path().join("whole");
+    run(&whole, &[]);
+    let restarted = dir.path().join("restarted");
+    run(&restarted, &["--checkpoint-every", "3"]);
+    let checkpoint = restarted.join("checkpoint_0000003.0s.qfck");
+    assert!(checkpoint.exists());
+    run(&restarted, &["--restart", checkpoint.to_str().unwrap()]);
+    let log = std::fs::read_to_string(restarted.join("run.log")).unwrap();
+    assert!(log.contains("--- restarted from"), "{log}");
+    for var in ["depth", "level", "u", "v"] {
+        let open = |out: &Path| format!("NETCDF:\"{}\":{var}", out.join("event.nc").display());
+        let (a, b) = (open(&whole), open(&restarted));
+        let count = gdal::Dataset::open(&b).unwrap().raster_count();
+        assert_eq!(count, TIMES.len(), "{var}: the restarted run's times");
+        for k in 1..=TIMES.len() {
+            assert!(band(&a, k) == band(&b, k), "{var} at {} s", TIMES[k - 1]);
+        }
+    }
+}
