@@ -220,7 +220,12 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
             Vec::new()
         },
     };
-    let title_times = Resolution::for_run(model.t_start, model.t_end, &model.output_times);
+    let title_times = Resolution::for_run(
+        model.t_start,
+        model.t_end,
+        &model.output_times,
+        model.time_reference.as_ref(),
+    );
     model.continue_from(&state, resume);
     Ok(Restart {
         file: path.to_path_buf(),
