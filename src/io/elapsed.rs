@@ -69,7 +69,7 @@ impl Resolution {
         const DAY: f64 = 86_400.0;
         let (day, since_midnight) = reference.local_day();
         let total = t + since_midnight;
-        if !(total.abs() < 3.2e11) {
+        if !total.is_finite() || total.abs() > crate::scenario::reference::MAX_SPAN_S {
             return None;
         }
         let whole_days = (total / DAY).floor();

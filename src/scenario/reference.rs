@@ -58,7 +58,7 @@ pub struct TimeReference {
 }
 
 /// The most seconds a date may lie from the reference: ±10,000 years.
-const MAX_SPAN_S: f64 = 3.2e11;
+pub const MAX_SPAN_S: f64 = 3.2e11;
 
 impl TimeReference {
     /// `time.reference`'s value: a string, or a TOML date-time written without quotes.
@@ -88,7 +88,7 @@ impl TimeReference {
     /// The instant of model time `t` (s), to the millisecond; None where `t` is not finite
     /// or lies past ±10,000 years.
     fn instant(&self, t: f64) -> Option<DateTime<FixedOffset>> {
-        if !(t.abs() <= MAX_SPAN_S) {
+        if !t.is_finite() || t.abs() > MAX_SPAN_S {
             return None;
         }
         let ms = TimeDelta::try_milliseconds((t * 1e3).round() as i64)?;
