@@ -171,8 +171,14 @@ fn a_restarted_run_gives_the_same_bits_as_an_uninterrupted_one() {
 /// the mass balance, whose storage column moved) to the same bytes.
 #[test]
 fn a_restarted_run_with_a_reference_date_gives_the_same_bits() {
-    let (_dir, resumed) =
-        restart_gives_the_same_bits(&["--set", "time.reference=2026-11-27T06:00:00Z"]);
+    // Water at the start, so that the balance's initial storage is not 0 like its other
+    // first-row volumes, and reading the wrong column for it would show.
+    let (_dir, resumed) = restart_gives_the_same_bits(&[
+        "--set",
+        "time.reference=2026-11-27T06:00:00Z",
+        "--set",
+        "initial.depth=0.05",
+    ]);
     let gauge = std::fs::read_to_string(resumed.join("gauge_mid.csv")).unwrap();
     let lines: Vec<&str> = gauge.lines().collect();
     assert_eq!(lines[1], "time_s,time_utc,h_m,u_m_s,v_m_s,eta_m");
