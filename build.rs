@@ -27,12 +27,16 @@ fn main() {
     };
     println!("cargo:rustc-env=QUADFLOOD_GIT_COMMIT={commit}");
     // Again when HEAD moves or the index changes (a commit, a checkout, a staged edit).
-    if let Some(git_dir) = git(&["rev-parse", "--git-dir"]) {
-        for f in ["HEAD", "index"] {
-            println!("cargo:rerun-if-changed={git_dir}/{f}");
-        }
-        if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={git_dir}/{head_ref}");
+    // Paths from `--git-path`, which knows linked worktrees; only those that exist, since
+    // cargo runs a build script on every build while a path it watches is missing (a
+    // branch's ref lives in packed-refs once git packs it).
+    let mut watched = vec!["HEAD".to_string(), "index".into(), "packed-refs".into()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+            if std::path::Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
         }
     }
     // And when a source changes, so that "-modified" stays true of the binary.

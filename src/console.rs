@@ -47,7 +47,7 @@ const EARLY_BYTES: usize = 64 << 10;
 static LOG: Mutex<LogSink> = Mutex::new(LogSink::Early(String::new()));
 
 fn to_log(text: &str) {
-    let Ok(mut sink) = LOG.lock() else { return };
+    let mut sink = LOG.lock().unwrap_or_else(|p| p.into_inner());
     match &mut *sink {
         LogSink::Early(kept) if kept.len() + text.len() <= EARLY_BYTES => kept.push_str(text),
         LogSink::Early(_) => {}

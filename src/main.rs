@@ -523,8 +523,7 @@ fn open_rank_gpu(
 /// prints its own abort notice, must not be split by it (`eprintln!` writes piece by piece).
 #[cfg(feature = "mpi")]
 fn say_whole(line: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
+    quadflood::console::line_to_stderr(format_args!("{line}"));
 }
 
 /// The scaling benchmark under mpirun: ranks agree on their arguments (or stop), which

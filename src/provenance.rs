@@ -24,7 +24,10 @@ impl Provenance {
     /// This process's: its arguments, now, this host.
     pub fn of_this_run(overrides: &[String]) -> Provenance {
         Provenance {
-            command_line: std::env::args().collect(),
+            // args() panics on an argument that is not UTF-8, which a path may be.
+            command_line: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
             overrides: overrides.to_vec(),
             started_utc: utc_iso8601(SystemTime::now()),
             host: hostname(),

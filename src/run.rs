@@ -3,6 +3,7 @@
 mod checkpoints;
 mod profile;
 mod progress;
+mod record;
 
 pub use profile::{profile_json, profile_table};
 
@@ -102,33 +103,12 @@ fn claim(model: &Model, opts: &RunOptions) -> Result<(Writing, Series)> {
     let say = opts.progress != Progress::Quiet;
     let restart = opts.restart.as_ref();
     let (out, series) = OutDir::claim(&opts.out_dir, model, restart, say)?;
-    record_inputs(&opts.out_dir, model, opts)?;
+    record::inputs(&opts.out_dir, model, opts)?;
     let fingerprint = opts.checkpoint_every.map(|_| match restart {
         Some(r) => r.fingerprint.clone(),
         None => Fingerprint::of(model),
     });
     Ok((Writing { out, fingerprint }, series))
-}
-
-/// The run's own record in its output folder, before it steps: the scenario as resolved
-/// (`scenario.toml`), the log (`run.log`), which opens with the run's provenance and from
-/// then on holds every message the run prints (so a run that dies keeps its log), and the
-/// maps of the model as built (`check/`).
-fn record_inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()> {
-    let scenario = dir.join(crate::io::names::RESOLVED_SCENARIO);
-    crate::io::durable::write_bytes(&scenario, model.resolved_scenario.as_bytes())
-        .map_err(|e| io_err(&scenario, e))?;
-    let log = dir.join(crate::io::names::RUN_LOG);
-    let mut header = opts.provenance.log_header();
-    if let Some(r) = &opts.restart {
-        header = format!("\n--- restarted from {} ---\n{header}", r.file.display());
-    }
-    crate::console::open_log(&log, &header).map_err(|e| io_err(&log, e))?;
-    if model.write_check {
-        let maps = outputs::Maps::new(model);
-        crate::io::check_files::write(dir, model, &maps).map_err(|e| io_err(dir, e))?;
-    }
-    Ok(())
 }
 
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
@@ -492,13 +472,9 @@ fn finish<'s>(
     })?;
     writer.finish()?;
     clock.files += writer.waited_s;
-    #[cfg(feature = "gdal")]
-    if model.write_netcdf {
-        timed(&mut clock.files, || {
-            crate::io::netcdf::write_event(dir, model, &files.labels)
-        })
-        .map_err(|e| io_err(dir, e))?;
-    }
+    timed(&mut clock.files, || {
+        record::event(dir, model, run.opts, &files.labels)
+    })?;
     let status = Status {
         // On ranks the status is rank 0's own; the snapshot counts every rank's updates.
         cell_updates: snapshot.resume.cell_updates,

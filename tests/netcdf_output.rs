@@ -29,7 +29,7 @@ path = "dem.tif"
 water_level = 0.5
 [[initial.region]]
 shape = "circle"
-center = [500030.0, 4300048.0]
+center = [500030.0, 4300060.0]
 radius = 12.0
 water_level = 1.6
 

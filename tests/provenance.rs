@@ -1,6 +1,6 @@
 //! Every run records where its results came from: `summary.json` names the build, the
 //! command line and its overrides, the start time, the host and the adapter; `run.log`
-//! holds that and everything the run printed; `scenario.toml` is the scenario as resolved,
+//! holds that and everything the run printed; `resolved_scenario.toml` is the scenario as resolved,
 //! complete enough to run again to the same results.
 
 use std::path::Path;
@@ -102,7 +102,7 @@ fn a_run_records_its_build_command_inputs_and_log() {
     }
 
     // The resolved scenario runs again, on its own, to the same maps.
-    let copy = out.join("scenario.toml");
+    let copy = out.join("resolved_scenario.toml");
     let again = dir.path().join("again");
     let (ok, stderr) = quadflood(&[
         "run",
@@ -134,7 +134,7 @@ fn a_run_records_its_build_command_inputs_and_log() {
         .map(|f| f.as_str().unwrap())
         .collect();
     assert!(
-        files.contains(&"run.log") && files.contains(&"scenario.toml"),
+        files.contains(&"run.log") && files.contains(&"resolved_scenario.toml"),
         "{files:?}"
     );
 }
@@ -165,4 +165,28 @@ fn a_second_run_into_the_folder_starts_a_new_log() {
         log.contains("time.end=10") && !log.contains("time.end=5"),
         "{log}"
     );
+}
+
+#[test]
+fn a_log_of_the_users_own_in_the_folder_is_neither_cleared_nor_written_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("dam.toml");
+    std::fs::write(&scenario, DAM).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let theirs = "slurm: job 42 started\n";
+    std::fs::write(out.join("run.log"), theirs).unwrap();
+    let (ok, stderr) = quadflood(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("run.log") && stderr.contains("no quadflood run wrote"),
+        "{stderr}"
+    );
+    assert_eq!(read(&out.join("run.log")), theirs);
+    assert!(!out.join("summary.json").exists());
 }

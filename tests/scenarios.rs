@@ -122,8 +122,15 @@ fn check_outputs(stem: &str, model: &quadflood::scenario::model::Model, out: &Pa
         model.output_times.len(),
         "{stem}: depth maps"
     );
-    for map in ["max_depth", "max_speed", "max_hazard", "arrival_time"] {
-        assert_eq!(named(map), 1, "{stem}: {map}.tif");
+    for map in [
+        "max_depth",
+        "max_level",
+        "max_speed",
+        "max_hazard",
+        "max_hazard_arr",
+        "arrival_time",
+    ] {
+        assert_eq!(named(&format!("{map}.")), 1, "{stem}: {map}.tif");
     }
     for map in &maps {
         let name = format!("{stem}/{}", map.file_name().unwrap().to_string_lossy());

@@ -81,13 +81,15 @@ fn forcing_cells(model: &Model) -> Vec<f64> {
         }
     };
     let [west, east, south, north] = model.edge_offsets().map(|o| o as usize);
+    // A corner cell lies on two edges: it shows the one that forces it.
+    let mut set = |c: usize, entry: u32| codes[c] = f64::max(codes[c], kind(entry));
     for j in 0..ny {
-        codes[j * nx] = kind(model.bc_edge[west + j]);
-        codes[j * nx + nx - 1] = kind(model.bc_edge[east + j]);
+        set(j * nx, model.bc_edge[west + j]);
+        set(j * nx + nx - 1, model.bc_edge[east + j]);
     }
     for i in 0..nx {
-        codes[i] = kind(model.bc_edge[south + i]);
-        codes[(ny - 1) * nx + i] = kind(model.bc_edge[north + i]);
+        set(i, model.bc_edge[south + i]);
+        set((ny - 1) * nx + i, model.bc_edge[north + i]);
     }
     let mut stored = vec![0.0f32; model.grid.stored_cells()];
     for s in &model.sources {

@@ -49,6 +49,9 @@ pub struct Restart {
     /// How the whole run's titles write times: from the scenario's start and all its output
     /// times, not the restart's.
     pub title_times: Resolution,
+    /// Every output time of the whole run, before the checkpoint too (`event.nc` holds them
+    /// all, from the maps in the output folder).
+    pub output_times: Vec<f64>,
     /// The scenario's, which the checkpoint's matched.
     pub fingerprint: Fingerprint,
 }
@@ -226,6 +229,7 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
         &model.output_times,
         model.time_reference.as_ref(),
     );
+    let output_times = model.output_times.clone();
     model.continue_from(&state, resume);
     Ok(Restart {
         file: path.to_path_buf(),
@@ -233,6 +237,7 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
         files: values.files,
         label_decimals: values.label_decimals,
         title_times,
+        output_times,
         fingerprint,
     })
 }

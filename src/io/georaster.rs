@@ -307,6 +307,12 @@ pub fn write_geotiff_bands(
         band.write((0, 0), (r.ncols, r.nrows), &mut buffer)
             .map_err(io)?;
     }
+    // Overviews inside the file, nearest-neighbour (no map shows a value the model did
+    // not produce): GIS tools draw a large map zoomed out without reading all of it.
+    let levels = overview_levels(r.ncols.max(r.nrows));
+    if !levels.is_empty() {
+        ds.build_overviews("NEAREST", &levels, &[]).map_err(io)?;
+    }
     ds.close().map_err(io)?;
     gdal_failure().map_or(Ok(()), |m| {
         Err(std::io::Error::other(format!(
@@ -314,6 +320,17 @@ pub fn write_geotiff_bands(
             path.display()
         )))
     })
+}
+
+/// Overview factors 2, 4, 8, ... until a map's longer side is within 256 pixels.
+fn overview_levels(side: usize) -> Vec<i32> {
+    let mut levels = Vec::new();
+    let mut factor = 2;
+    while side / (factor / 2) > 256 {
+        levels.push(factor as i32);
+        factor *= 2;
+    }
+    levels
 }
 
 /// The band's description and unit; a failure shows in GDAL's error state, which the
@@ -408,6 +425,31 @@ mod tests {
             let north_west = data.data()[0];
             assert_eq!(north_west, value(k, 0, 1) as f32);
         }
+    }
+
+    #[test]
+    fn large_maps_carry_overviews_down_to_256_pixels() {
+        assert_eq!(overview_levels(200), Vec::<i32>::new());
+        assert_eq!(overview_levels(744), vec![2, 4]);
+        assert_eq!(overview_levels(4096), vec![2, 4, 8, 16]);
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = Raster::new(600, 300, 0.0, 0.0, 1.0, Some(-9999.0), 0.0);
+        for (k, v) in r.data.iter_mut().enumerate() {
+            *v = (k % 7) as f64;
+        }
+        let path = dir.path().join("big.tif");
+        write_geotiff(&path, &r, None).unwrap();
+        let ds = gdal::Dataset::open(&path).unwrap();
+        let band = ds.rasterband(1).unwrap();
+        assert_eq!(band.overview_count().unwrap(), 2);
+        // Nearest neighbour: the overview holds only values of the map.
+        let ov = band.overview(0).unwrap();
+        let data = ov.read_band_as::<f32>().unwrap();
+        assert!(data
+            .data()
+            .iter()
+            .all(|&v| v.fract() == 0.0 && (0.0..7.0).contains(&v)));
+        assert_eq!(read(&path).unwrap().raster.data, r.data);
     }
 
     #[test]

@@ -95,9 +95,13 @@ pub fn distinct_stems(names: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The scenario as the run resolved it, and the run's log (`run::record_inputs`).
-pub const RESOLVED_SCENARIO: &str = "scenario.toml";
+/// The scenario as the run resolved it, and the run's log (`run::record_inputs`), with
+/// how each begins: names a user's own files may have too (`--out .` beside a scenario,
+/// a batch job's log), so a file of that name is the run's only if it begins so.
+pub const RESOLVED_SCENARIO: &str = "resolved_scenario.toml";
 pub const RUN_LOG: &str = "run.log";
+pub const RESOLVED_SCENARIO_START: &str = "# The scenario as this run resolved it";
+pub const RUN_LOG_START: &str = "quadflood ";
 
 /// Map names written at output times (`{name}_{label}.{ext}`).
 const TIMED_MAPS: [&str; 7] = [
@@ -217,6 +221,11 @@ mod tests {
             ".depth_0000010.0s.tif.tmp",
             ".summary.json.tmp",
             "diagnostic_last_good_0000010.0s.asc",
+            "run.log",
+            "resolved_scenario.toml",
+            "event.nc",
+            "max_hazard_arr.tif",
+            "velocity_0000010.0s.tif",
         ] {
             assert!(is_run_file(ours), "{ours}");
         }
@@ -227,6 +236,8 @@ mod tests {
             "u_turn.asc",
             "checkpoint_final.qfck",
             "notes.json",
+            "slurm.log",
+            "rain.nc",
             ".hidden.tmp",
             "README",
         ] {

@@ -39,25 +39,44 @@ pub fn available() -> bool {
     gdal::DriverManager::get_driver_by_name("netCDF").is_ok()
 }
 
-/// Writes `dir/event.nc` from the maps of every output time in `dir`.
-pub fn write_event(dir: &Path, model: &Model, labels: &TimeLabels) -> std::io::Result<PathBuf> {
-    let path = dir.join(EVENT_FILE);
+/// The maps output time `t` contributes.
+fn maps_of(dir: &Path, model: &Model, labels: &TimeLabels, t: f64) -> [PathBuf; 4] {
     let ext = model.raster_format.extension();
-    let maps = |t: f64| {
-        VARIABLES.map(|(prefix, ..)| dir.join(format!("{prefix}_{}.{ext}", labels.label(t))))
-    };
-    for &t in &model.output_times {
-        if let Some(missing) = maps(t).iter().find(|p| !p.exists()) {
-            return Err(std::io::Error::other(format!(
-                "{}: cannot write {EVENT_FILE}: the map of output time {t} s is missing",
-                missing.display()
-            )));
-        }
+    VARIABLES.map(|(prefix, ..)| dir.join(format!("{prefix}_{}.{ext}", labels.label(t))))
+}
+
+/// The first map of `times` missing from `dir`, if any.
+pub fn missing_map(
+    dir: &Path,
+    model: &Model,
+    times: &[f64],
+    labels: &TimeLabels,
+) -> Option<PathBuf> {
+    times
+        .iter()
+        .flat_map(|&t| maps_of(dir, model, labels, t))
+        .find(|p| !p.exists())
+}
+
+/// Writes `dir/event.nc` from the maps of the output times `times` in `dir`.
+pub fn write_event(
+    dir: &Path,
+    model: &Model,
+    times: &[f64],
+    labels: &TimeLabels,
+) -> std::io::Result<PathBuf> {
+    let path = dir.join(EVENT_FILE);
+    if let Some(missing) = missing_map(dir, model, times, labels) {
+        return Err(std::io::Error::other(format!(
+            "{}: cannot write {EVENT_FILE}: an output time's map is missing",
+            missing.display()
+        )));
     }
+    room_for(dir, model, times)?;
     crate::io::durable::replace(&path, |tmp| {
-        let file = EventFile::create(tmp, model)?;
-        for (k, &t) in model.output_times.iter().enumerate() {
-            for (var, map) in file.variables.iter().zip(maps(t)) {
+        let file = EventFile::create(tmp, model, times)?;
+        for (k, &t) in times.iter().enumerate() {
+            for (var, map) in file.variables.iter().zip(maps_of(dir, model, labels, t)) {
                 let raster = georaster::read(&map)
                     .map_err(|e| std::io::Error::other(e.to_string()))?
                     .raster;
@@ -78,6 +97,66 @@ pub fn write_event(dir: &Path, model: &Model, labels: &TimeLabels) -> std::io::R
         file.close()
     })?;
     Ok(path)
+}
+
+/// Refuses, before any byte is written, a file that might not fit: the HDF5 library under
+/// NetCDF-4 leaves the process to crash at exit when a write fails on a full disk, so the
+/// file is written only where it fits uncompressed (its largest size).
+pub fn room_for(dir: &Path, model: &Model, times: &[f64]) -> std::io::Result<()> {
+    let cells = (model.nx() * model.ny()) as u64;
+    let data = 4 * VARIABLES.len() as u64 * cells * times.len() as u64;
+    // DEFLATE can grow chunks that do not compress by a little; headers and coordinates.
+    let largest = data + data / 100 + (1 << 20);
+    let room = free_bytes(dir).min(file_size_limit());
+    if largest <= room {
+        return Ok(());
+    }
+    Err(std::io::Error::other(format!(
+        "{}: not written: it may take up to {} and the disk (or the file-size limit) leaves {}; free some space, or set output.netcdf = false",
+        dir.join(EVENT_FILE).display(),
+        size(largest),
+        size(room)
+    )))
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b => format!("{:.1} KiB", b as f64 / 1024.0),
+    }
+}
+
+#[cfg(unix)]
+fn free_bytes(dir: &Path) -> u64 {
+    let name = c(&dir.to_string_lossy());
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    match unsafe { libc::statvfs(name.as_ptr(), &mut s) } {
+        0 => s.f_bavail as u64 * s.f_frsize as u64,
+        _ => u64::MAX,
+    }
+}
+
+#[cfg(unix)]
+fn file_size_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    match unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } {
+        0 if limit.rlim_cur != libc::RLIM_INFINITY => limit.rlim_cur,
+        _ => u64::MAX,
+    }
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_: &Path) -> u64 {
+    u64::MAX
+}
+
+#[cfg(not(unix))]
+fn file_size_limit() -> u64 {
+    u64::MAX
 }
 
 /// The time coordinate's units: seconds since the scenario's `time.reference` (UTC); CF
@@ -109,7 +188,7 @@ struct EventFile {
 }
 
 impl EventFile {
-    fn create(path: &Path, model: &Model) -> std::io::Result<EventFile> {
+    fn create(path: &Path, model: &Model, times: &[f64]) -> std::io::Result<EventFile> {
         unsafe { g::CPLErrorReset() };
         let fail = |what: &str| failure(path, what);
         let driver = gdal::DriverManager::get_driver_by_name("netCDF")
@@ -136,7 +215,7 @@ impl EventFile {
             return Err(fail("no root group"));
         }
         file.describe(model)?;
-        let (nx, ny, nt) = (model.nx(), model.ny(), model.output_times.len());
+        let (nx, ny, nt) = (model.nx(), model.ny(), times.len());
         let time = file.dimension("time", "TEMPORAL", nt)?;
         let y = file.dimension("y", "HORIZONTAL_Y", ny)?;
         let x = file.dimension("x", "HORIZONTAL_X", nx)?;
@@ -361,7 +440,12 @@ impl EventFile {
         values: &[f32],
     ) -> std::io::Result<()> {
         let (nx, ny) = (model.nx(), model.ny());
-        assert_eq!(values.len(), nx * ny, "a map on the finest grid");
+        if values.len() != nx * ny {
+            return Err(failure(
+                &self.path,
+                &format!("output time {k}: a map of another size"),
+            ));
+        }
         let start = [k as u64, 0, 0];
         let count = [1, ny, nx];
         let ok = unsafe {

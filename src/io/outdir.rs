@@ -7,6 +7,7 @@
 use crate::error::{Error, InputError, Result};
 use crate::io::check_files::{CHECK_DIR, CHECK_MAPS};
 use crate::io::checkpoint::Restart;
+use crate::io::names::{RESOLVED_SCENARIO, RESOLVED_SCENARIO_START, RUN_LOG, RUN_LOG_START};
 use crate::io::series::Series;
 use crate::scenario::model::Model;
 use std::collections::HashSet;
@@ -35,6 +36,7 @@ impl OutDir {
         let io = |e: std::io::Error| Error::Io(format!("{}: {e}", dir.display()));
         std::fs::create_dir_all(dir).map_err(io)?;
         let lock = lock(dir)?;
+        refuse_foreign(dir)?;
         let (keep, series) = match restart {
             Some(r) => (kept_by(dir, r), resume_series(dir, model, r)?),
             None => (HashSet::new(), Series::create(dir, model).map_err(io)?),
@@ -161,6 +163,31 @@ fn kept_by(dir: &Path, r: &Restart) -> HashSet<String> {
         }
     }
     keep
+}
+
+/// Refuses (exit code 2) a folder holding a file under the name of the run's log or
+/// resolved scenario that a run did not write (a batch job's own `run.log`): clearing it
+/// would delete the user's file, and writing on would mix the two.
+fn refuse_foreign(dir: &Path) -> Result<()> {
+    for (name, start) in [
+        (RUN_LOG, RUN_LOG_START),
+        (RESOLVED_SCENARIO, RESOLVED_SCENARIO_START),
+    ] {
+        let path = dir.join(name);
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
+        let mut head = Vec::new();
+        let _ = file.take(start.len() as u64).read_to_end(&mut head);
+        if head != start.as_bytes() {
+            return Err(InputError::new(format!(
+                "the output folder holds a {name} that no quadflood run wrote, and a run writes its own there: move it, or choose another --out"
+            ))
+            .in_file(&path)
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Whether `name` in `check/` is a map the run writes there (or its temporary).

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod digest;
+pub mod drainage;
 pub mod fields;
 pub mod forcing_limits;
 pub mod limits;
@@ -49,26 +50,38 @@ pub fn load_with(path: &Path, overrides: &[String]) -> Result<model::Model, Inpu
     let mut model =
         build::build(&spec, dir).map_err(|e| if e.file.is_none() { e.in_file(path) } else { e })?;
     model.scenario_keys = digest::scenario_keys(&table);
-    model.resolved_scenario = resolved_text(path, &text, &table, overrides);
+    model.resolved_scenario = resolved_text(path, &text, &table, overrides)?;
     Ok(model)
 }
 
 /// The scenario as resolved: the file as written (comments and all) when nothing is
 /// overridden, else its keys with the overrides applied. Either way it says where the
 /// file was, since its relative paths (rasters, CSVs) are relative to that folder.
-fn resolved_text(path: &Path, text: &str, table: &toml::Table, overrides: &[String]) -> String {
+fn resolved_text(
+    path: &Path,
+    text: &str,
+    table: &toml::Table,
+    overrides: &[String],
+) -> Result<String, InputError> {
     let file = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let mut out = format!(
-        "# The scenario as this run resolved it, from {}\n# (relative paths are relative to that file's folder)\n",
+        "{}, from {}\n# (relative paths are relative to that file's folder)\n",
+        crate::io::names::RESOLVED_SCENARIO_START,
         file.display()
     );
     if overrides.is_empty() {
-        return out + text;
+        return Ok(out + text);
     }
     for o in overrides {
         out += &format!("# --set {o}\n");
     }
-    out + &toml::to_string(table).unwrap_or_else(|e| format!("# (not written out: {e})\n"))
+    let keys = toml::to_string(table).map_err(|e| {
+        InputError::new(format!(
+            "the scenario with its --set overrides cannot be written out as TOML: {e}"
+        ))
+        .in_file(path)
+    })?;
+    Ok(out + &keys)
 }
 
 fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), InputError> {

@@ -252,7 +252,7 @@ pub struct Model {
     /// ranks compare them at start-up (`scenario::digest`).
     pub scenario_keys: Vec<(String, u64)>,
     /// The scenario as this run resolved it (file and `--set`), as TOML: copied into the
-    /// output folder (`scenario.toml`), so the results keep the inputs that made them.
+    /// output folder (`resolved_scenario.toml`), so the results keep the inputs that made them.
     pub resolved_scenario: String,
 }
 

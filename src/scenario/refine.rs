@@ -229,6 +229,15 @@ pub(crate) fn grid(
             cells(d),
         ));
     }
+    if let Some(area) = positive(r.channels, "refinement.channels")? {
+        if area <= 0.0 {
+            return Err(InputError::new(format!(
+                "expected an area > 0 m² (drained through a cell), found {area}"
+            ))
+            .at_key("refinement.channels"));
+        }
+        near.push((mark(&tiles, channel_cells(frame, elevation, area)), 0));
+    }
     let finest = forced
         .iter()
         .zip(&tiles.mixed)
@@ -272,6 +281,20 @@ fn forced_edge_cells(frame: &Frame, bc_edge: &[u32], defs: &[BcDef]) -> Vec<(usi
         }
     }
     cells
+}
+
+/// Finest cells through which at least `area` (m²) drains.
+fn channel_cells(
+    frame: &Frame,
+    elevation: &[f64],
+    area: f64,
+) -> impl Iterator<Item = (usize, usize)> {
+    let drained =
+        super::drainage::upstream_area(frame.nx, frame.ny, elevation, frame.dx * frame.dx);
+    let nx = frame.nx;
+    (0..drained.len())
+        .filter(move |&c| drained[c] >= area)
+        .map(move |c| (c % nx, c / nx))
 }
 
 /// Finest cells that start wet.
@@ -337,5 +360,19 @@ mod tests {
         assert_eq!(level_at(&region, 10, 10), 1);
         let default = grid_of("default_level = 1");
         assert_eq!(default.blocks_per_level(), vec![0, 64, 0]);
+    }
+
+    #[test]
+    fn channels_are_finest_where_much_drains_through() {
+        // A valley along y = 128 falling west: its floor gathers the slopes on either side.
+        let toml =
+            "[domain]\ncell_size = 1.0\nnx = 256\nny = 256\n[terrain]\ntype = \"expression\"\n\
+             expression = \"0.05*abs(y-128) + 0.01*x\"\n[refinement]\nlevels = 3\n\
+             channels = 5000.0\n[time]\nend = 1.0\n";
+        let g = from_str(toml, Path::new(".")).unwrap().grid;
+        assert_eq!(level_at(&g, 40, 127), 0, "the valley floor");
+        assert_eq!(level_at(&g, 200, 240), 2, "a hillslope drains little");
+        let fine = g.blocks_per_level()[0];
+        assert!(fine > 0 && fine < 64, "{fine} finest blocks of 256");
     }
 }

@@ -184,6 +184,9 @@ pub struct RefinementSpec {
     pub near_gauges: Option<f64>,
     /// ... of initially wet cells.
     pub near_water: Option<f64>,
+    /// Refine to the finest level where at least this area (m²) drains through a cell:
+    /// along the channels the terrain's flow paths gather into.
+    pub channels: Option<f64>,
 }
 
 /// A shape forced to a level.
