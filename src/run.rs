@@ -244,7 +244,11 @@ impl<'a> Run<'a> {
             started,
             labels: TimeLabels::for_times(&model.output_times, recorded),
             title_times: opts.restart.as_ref().map_or_else(
-                || Resolution::for_run(model.t_start, model.t_end, &model.output_times),
+                || {
+                    let times = &model.output_times;
+                    let reference = model.time_reference.as_ref();
+                    Resolution::for_run(model.t_start, model.t_end, times, reference)
+                },
                 |r| r.title_times,
             ),
         }
@@ -402,7 +406,8 @@ fn step_through<'s>(
             // A state whose mass balance broke is no result: checked before its maps.
             record_balance(sim, files, model, target, fields.clone())?;
             if let (Some(fields), Some(f)) = (fields.as_ref(), files.as_mut()) {
-                let title = format!("depth  t = {}", f.title_times.format(target));
+                let when = f.title_times.title(target, model.time_reference.as_ref());
+                let title = format!("depth  {when}");
                 if let Some(a) = f.animation.as_mut() {
                     a.push(title.clone(), &fields.depth);
                 }
@@ -781,6 +786,10 @@ fn summary_json(gpu: &Gpu, model: &Model, s: &Summary) -> serde_json::Value {
         "backend": format!("{:?}", gpu.info.backend),
         "device_type": format!("{:?}", gpu.info.device_type),
         "output_times_s": model.output_times,
+        "time_reference": model.time_reference.map(|r| r.iso()),
+        "output_times_utc": model.time_reference.map(|r| {
+            model.output_times.iter().map(|&t| r.utc(t)).collect::<Vec<_>>()
+        }),
         "gauges": model.gauges.iter().map(|g| g.name.clone()).collect::<Vec<_>>(),
     })
 }

@@ -191,6 +191,37 @@ fn bad_scenarios_exit_with_code_2() {
         &GOOD.replace("end = 10.0", "end = 10.0\nstart = -inf"),
         &["time.end", "-inf"],
     );
+    // A reference date in a form quadflood does not read, and dates without one.
+    let dated = |reference: &str| {
+        GOOD.replace(
+            "end = 10.0",
+            &format!("end = 10.0\nreference = {reference}"),
+        )
+    };
+    refuses(
+        d,
+        "bad_reference",
+        &dated("\"27/11/2026 06:00\""),
+        &[
+            "time.reference",
+            "\"2026-11-27T06:00:00Z\"",
+            "27/11/2026 06:00",
+        ],
+    );
+    refuses(
+        d,
+        "number_reference",
+        &dated("1800"),
+        &["time.reference", "found 1800"],
+    );
+    std::fs::write(d.join("dated.csv"), "when,q\n2026-11-27T06:00:00Z,1\n").unwrap();
+    let dates = r#"{ csv = "dated.csv", time_unit = "datetime", unit = "m3/s" }"#;
+    refuses(
+        d,
+        "dates_without_reference",
+        &hydrograph_with(dates),
+        &["boundary.segment[0].discharge.time_unit", "time.reference"],
+    );
     let sloped = GOOD.replace("type = \"flat\"", "type = \"slope\"\nslope_x = nan");
     refuses(
         d,

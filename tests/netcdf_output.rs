@@ -108,39 +108,65 @@ fn the_event_file_holds_every_output_time_as_its_maps_do() {
     assert_eq!(times, "{2,4,6}");
 }
 
-/// xarray, as an analyst would open it: the times, the variables and the CRS. CI sets
-/// QUADFLOOD_REQUIRE_XARRAY=1; elsewhere the test says so and passes where Python has no
-/// xarray.
-#[test]
-fn xarray_opens_the_event_file() {
+/// Runs the scenario into `dir/out` with `extra` arguments; the output folder.
+fn run(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let out = dir.join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario(dir).to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .args(extra)
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// A python3 with xarray and netCDF4. CI sets QUADFLOOD_REQUIRE_XARRAY=1; elsewhere the
+/// tests say so and pass where Python has no xarray.
+fn python_with_xarray() -> Option<&'static str> {
     let python = ["/usr/bin/python3", "python3"].into_iter().find(|p| {
         std::process::Command::new(p)
             .args(["-c", "import xarray, netCDF4"])
             .output()
             .is_ok_and(|o| o.status.success())
     });
-    let Some(python) = python else {
+    if python.is_none() {
         assert!(
             std::env::var_os("QUADFLOOD_REQUIRE_XARRAY").is_none(),
             "QUADFLOOD_REQUIRE_XARRAY is set but no python3 has xarray and netCDF4"
         );
         eprintln!("no python3 with xarray and netCDF4: not checked here");
+    }
+    python
+}
+
+fn python_check(python: &str, script: &str, file: &Path) {
+    let check = std::process::Command::new(python)
+        .args(["-c", script, file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
+/// xarray, as an analyst would open it: the times, the variables and the CRS.
+#[test]
+fn xarray_opens_the_event_file() {
+    let Some(python) = python_with_xarray() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario(dir.path()).to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = run(dir.path(), &[]);
     let script = r#"
 import sys, numpy as np, xarray as xr
 d = xr.open_dataset(sys.argv[1], decode_times=False)
@@ -156,16 +182,52 @@ d2 = xr.open_dataset(sys.argv[1])
 assert str(d2.time.values[1]).startswith("1970-01-01T00:00:04"), d2.time.values
 print("ok")
 "#;
-    let check = std::process::Command::new(python)
-        .args(["-c", script, out.join("event.nc").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
+    python_check(python, script, &out.join("event.nc"));
+}
+
+/// With `time.reference`, times count from it: CF units name it in UTC, xarray decodes the
+/// dates, and the summary gives them beside the seconds.
+#[test]
+fn times_count_from_the_reference_date() {
+    let dir = tempfile::tempdir().unwrap();
+    // 16:00 at +10:00 is 06:00 UTC.
+    let out = run(
+        dir.path(),
+        &["--set", "time.reference=2026-11-27T16:00:00+10:00"],
     );
+    let event = out.join("event.nc");
+    let ds = gdal::Dataset::open(format!("NETCDF:\"{}\":depth", event.display())).unwrap();
+    assert_eq!(
+        ds.metadata_item("time#units", ""),
+        Some("seconds since 2026-11-27 06:00:00".into())
+    );
+    let comment = ds.metadata_item("NC_GLOBAL#comment", "").unwrap();
+    assert!(
+        comment.contains("2026-11-27T06:00:00Z") && !comment.contains("1970"),
+        "{comment}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["time_reference"], "2026-11-27T06:00:00Z");
+    assert_eq!(
+        summary["output_times_utc"],
+        serde_json::json!([
+            "2026-11-27T06:00:02Z",
+            "2026-11-27T06:00:04Z",
+            "2026-11-27T06:00:06Z"
+        ])
+    );
+    let Some(python) = python_with_xarray() else {
+        return;
+    };
+    let script = r#"
+import sys, numpy as np, xarray as xr
+d = xr.open_dataset(sys.argv[1])
+expected = np.array(["2026-11-27T06:00:02", "2026-11-27T06:00:04", "2026-11-27T06:00:06"], dtype="datetime64[ns]")
+assert (d.time.values == expected).all(), d.time.values
+print("ok")
+"#;
+    python_check(python, script, &event);
 }
 
 /// A run restarted from its checkpoint writes an event file holding every output time,

@@ -223,7 +223,12 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
             Vec::new()
         },
     };
-    let title_times = Resolution::for_run(model.t_start, model.t_end, &model.output_times);
+    let title_times = Resolution::for_run(
+        model.t_start,
+        model.t_end,
+        &model.output_times,
+        model.time_reference.as_ref(),
+    );
     let output_times = model.output_times.clone();
     model.continue_from(&state, resume);
     Ok(Restart {

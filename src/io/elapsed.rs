@@ -2,9 +2,13 @@
 //! past a day (`1 d 02:15`), and seconds where a run is short or its output times are not
 //! whole minutes (`00:00:12`, `00:00:12.5`). A time is rounded to the nearest unit shown.
 //!
-//! There is no reference date yet: times count from the model's t = 0. With one, the day
-//! count becomes the calendar date and hh:mm the time of day; `Clock` keeps the two apart
-//! for that.
+//! Without a reference date, titles count from the model's t = 0 (`t = 01:30`). With the
+//! scenario's `time.reference`, the day count becomes the calendar date and hh:mm the time
+//! of day, in the reference's offset, which is named (`2026-11-27 07:30 UTC`,
+//! `2026-11-27 17:30 +10:00`); `Clock` keeps the two apart for that.
+
+use crate::scenario::reference::TimeReference;
+use chrono::TimeDelta;
 
 /// Runs shorter than this show seconds: a lab case's maps are seconds apart.
 const SHORT_RUN_S: f64 = 600.0;
@@ -23,10 +27,18 @@ impl Resolution {
     /// The coarsest resolution that writes every time in `output_times` as it is, so no
     /// title rounds its time (nor gives two maps one time): minutes, unless the run (from
     /// `t_start` to `t_end`) is shorter than 10 minutes; the finest where none does.
-    pub fn for_run(t_start: f64, t_end: f64, output_times: &[f64]) -> Resolution {
+    /// With a reference, the times of day must be exact: a reference at 06:00:30 writes
+    /// whole-minute model times with their seconds.
+    pub fn for_run(
+        t_start: f64,
+        t_end: f64,
+        output_times: &[f64],
+        reference: Option<&TimeReference>,
+    ) -> Resolution {
+        let shift = reference.map_or(0.0, |r| r.local_day().1);
         let exact = |r: &Resolution| {
             output_times.iter().all(|&t| {
-                let units = t * r.per_second();
+                let units = (t + shift) * r.per_second();
                 (units - units.round()).abs() < 1e-6
             })
         };
@@ -43,6 +55,34 @@ impl Resolution {
             Some(clock) => clock.to_string(),
             None => format!("{t} s"),
         }
+    }
+
+    /// A title's time: `t = 01:30` counted from t = 0, or with a reference the date and
+    /// time of day, `2026-11-27 07:30 UTC`.
+    pub fn title(&self, t: f64, reference: Option<&TimeReference>) -> String {
+        let dated = reference.and_then(|r| self.date(t, r));
+        dated.unwrap_or_else(|| format!("t = {}", self.format(t)))
+    }
+
+    /// Model time `t` as the date and time of day it falls on; None past ±10,000 years.
+    fn date(&self, t: f64, reference: &TimeReference) -> Option<String> {
+        const DAY: f64 = 86_400.0;
+        let (day, since_midnight) = reference.local_day();
+        let total = t + since_midnight;
+        if !total.is_finite() || total.abs() > crate::scenario::reference::MAX_SPAN_S {
+            return None;
+        }
+        let whole_days = (total / DAY).floor();
+        // Rounding may carry the time of day over to the next day.
+        let clock = Clock::of(total - whole_days * DAY, *self)?;
+        let days = TimeDelta::try_days(whole_days as i64 + clock.days as i64)?;
+        let date = day.checked_add_signed(days)?;
+        Some(format!(
+            "{} {} {}",
+            date.format("%Y-%m-%d"),
+            clock.time_of_day(),
+            reference.zone()
+        ))
     }
 
     /// Units of this resolution in a second.
@@ -88,6 +128,21 @@ impl Clock {
     }
 }
 
+impl Clock {
+    /// "01:30", "01:30:05", "01:30:05.25": hours, minutes and the seconds asked for.
+    fn time_of_day(&self) -> String {
+        let hh_mm = format!("{:02}:{:02}", self.hours, self.minutes);
+        match self.seconds {
+            Some((s, 0)) => format!("{hh_mm}:{s:02}"),
+            Some((s, d)) => {
+                let scale = 10u64.pow(d as u32);
+                format!("{hh_mm}:{:02}.{:0d$}", s / scale, s % scale)
+            }
+            None => hh_mm,
+        }
+    }
+}
+
 impl std::fmt::Display for Clock {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         if self.negative {
@@ -96,15 +151,7 @@ impl std::fmt::Display for Clock {
         if self.days > 0 {
             write!(f, "{} d ", self.days)?;
         }
-        write!(f, "{:02}:{:02}", self.hours, self.minutes)?;
-        match self.seconds {
-            Some((s, 0)) => write!(f, ":{s:02}"),
-            Some((s, d)) => {
-                let scale = 10u64.pow(d as u32);
-                write!(f, ":{:02}.{:0d$}", s / scale, s % scale)
-            }
-            None => Ok(()),
-        }
+        f.write_str(&self.time_of_day())
     }
 }
 
@@ -162,7 +209,7 @@ mod tests {
                 .map(|k| k as f64 * dt)
                 .collect()
         };
-        let r = |end: f64, dt: f64| Resolution::for_run(0.0, end, &every(dt, end));
+        let r = |end: f64, dt: f64| Resolution::for_run(0.0, end, &every(dt, end), None);
         assert_eq!(r(7200.0, 900.0), Minutes, "sagehen-rain: 15 min maps");
         assert_eq!(r(600.0, 300.0), Minutes, "10 minutes is not short");
         assert_eq!(r(80.0, 20.0), Seconds(0), "inflow-box");
@@ -174,14 +221,54 @@ mod tests {
         assert_eq!(r(20.0, 0.5), Seconds(1));
         assert_eq!(r(1.0, 0.01), Seconds(2));
         assert_eq!(
-            Resolution::for_run(0.0, 1.0, &[0.1, 0.10001]),
+            Resolution::for_run(0.0, 1.0, &[0.1, 0.10001], None),
             Seconds(MOST_DECIMALS),
             "finer than a millisecond: the finest there is"
         );
         assert_eq!(
-            Resolution::for_run(3600.0, 3900.0, &[3900.0]),
+            Resolution::for_run(3600.0, 3900.0, &[3900.0], None),
             Seconds(0),
             "a short run that starts late"
         );
+    }
+
+    fn reference(text: &str) -> TimeReference {
+        TimeReference::from_toml(&toml::Value::String(text.into())).unwrap()
+    }
+
+    #[test]
+    fn with_a_reference_titles_show_the_date_and_time_of_day() {
+        let utc = reference("2026-11-27T06:00:00Z");
+        let r = Some(&utc);
+        assert_eq!(Minutes.title(5400.0, None), "t = 01:30");
+        assert_eq!(Minutes.title(5400.0, r), "2026-11-27 07:30 UTC");
+        assert_eq!(Minutes.title(18.0 * 3600.0, r), "2026-11-28 00:00 UTC");
+        assert_eq!(
+            Minutes.title(18.0 * 3600.0 - 20.0, r),
+            "2026-11-28 00:00 UTC"
+        );
+        assert_eq!(Minutes.title(-7.0 * 3600.0, r), "2026-11-26 23:00 UTC");
+        assert_eq!(Seconds(1).title(12.25, r), "2026-11-27 06:00:12.3 UTC");
+        assert_eq!(Minutes.title(f64::NAN, r), "t = NaN s");
+        let brisbane = reference("2026-11-27T16:00:00+10:00");
+        assert_eq!(
+            Minutes.title(9.0 * 3600.0, Some(&brisbane)),
+            "2026-11-28 01:00 +10:00"
+        );
+    }
+
+    #[test]
+    fn a_reference_off_the_minute_shows_seconds() {
+        let times = [600.0, 1200.0];
+        assert_eq!(Resolution::for_run(0.0, 1200.0, &times, None), Minutes);
+        let utc = reference("2026-11-27T06:00:00Z");
+        assert_eq!(
+            Resolution::for_run(0.0, 1200.0, &times, Some(&utc)),
+            Minutes
+        );
+        let late = reference("2026-11-27T06:00:30Z");
+        let r = Resolution::for_run(0.0, 1200.0, &times, Some(&late));
+        assert_eq!(r, Seconds(0));
+        assert_eq!(r.title(600.0, Some(&late)), "2026-11-27 06:10:30 UTC");
     }
 }

@@ -159,10 +159,22 @@ fn file_size_limit() -> u64 {
     u64::MAX
 }
 
-/// The time coordinate's units: CF wants a reference date; without one the scenario's
-/// clock is counted from 1970-01-01, which the file's `comment` says.
-fn time_units() -> &'static str {
-    "seconds since 1970-01-01 00:00:00"
+/// The time coordinate's units: seconds since the scenario's `time.reference` (UTC); CF
+/// wants a reference date, so without one the scenario's clock is counted from 1970-01-01,
+/// which the file's `comment` says.
+fn time_units(model: &Model) -> String {
+    model.time_reference.map_or_else(
+        || "seconds since 1970-01-01 00:00:00".into(),
+        |r| r.cf_units(),
+    )
+}
+
+/// The global `comment`: what the times count from.
+fn time_comment(model: &Model) -> String {
+    match model.time_reference {
+        Some(r) => format!("times are seconds of the scenario's clock, whose t = 0 is its time.reference, {}", r.iso()),
+        None => "times are seconds of the scenario's clock; the scenario gives no reference date, so they count from 1970-01-01".into(),
+    }
 }
 
 /// An open NetCDF being written, and every GDAL handle it holds (released on close).
@@ -241,7 +253,7 @@ impl EventFile {
             &[
                 ("standard_name", "time"),
                 ("long_name", "model time"),
-                ("units", time_units()),
+                ("units", time_units(model).as_str()),
                 ("calendar", "standard"),
                 ("axis", "T"),
             ],
@@ -278,12 +290,12 @@ impl EventFile {
             crate::provenance::VERSION,
             crate::provenance::COMMIT
         );
-        let comment = "times are seconds of the scenario's clock; the scenario gives no reference date, so they count from 1970-01-01";
+        let comment = time_comment(model);
         for (key, value) in [
             ("Conventions", "CF-1.8"),
             ("title", model.name.as_str()),
             ("source", source.as_str()),
-            ("comment", comment),
+            ("comment", comment.as_str()),
         ] {
             let attr = unsafe {
                 let t = g::GDALExtendedDataTypeCreateString(0);

@@ -8,6 +8,7 @@
 
 use crate::error::InputError;
 use crate::scenario::model::Model;
+use crate::scenario::reference::TimeReference;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -175,6 +176,11 @@ fn one_line(name: &str) -> String {
 /// Each series file's name and first lines, in the order the run records them: gauges,
 /// cross-sections, the mass balance.
 fn layout(model: &Model) -> Vec<(String, String)> {
+    // With a reference date, each time in seconds is followed by its date.
+    let time = match model.time_reference {
+        Some(_) => "time_s,time_utc",
+        None => "time_s",
+    };
     let gauge_names: Vec<String> = model.gauges.iter().map(|g| g.name.clone()).collect();
     let section_names: Vec<String> = model.sections.iter().map(|s| s.name.clone()).collect();
     let gauges = model
@@ -183,7 +189,7 @@ fn layout(model: &Model) -> Vec<(String, String)> {
         .zip(crate::io::names::distinct_stems(&gauge_names))
         .map(|(g, stem)| {
             let header = format!(
-                "# gauge {} at x = {} m, y = {} m\ntime_s,h_m,u_m_s,v_m_s,eta_m",
+                "# gauge {} at x = {} m, y = {} m\n{time},h_m,u_m_s,v_m_s,eta_m",
                 one_line(&g.name),
                 g.x,
                 g.y
@@ -196,14 +202,14 @@ fn layout(model: &Model) -> Vec<(String, String)> {
         .zip(crate::io::names::distinct_stems(&section_names))
         .map(|(s, stem)| {
             let header = format!(
-                "# cross-section {}: discharge positive to the left of the line's direction\ntime_s,discharge_m3s",
+                "# cross-section {}: discharge positive to the left of the line's direction\n{time},discharge_m3s",
                 one_line(&s.name)
             );
             (format!("section_{stem}.csv"), header)
         });
     let balance = (
         BALANCE.to_string(),
-        "time_s,inflow_m3,outflow_m3,rain_m3,storage_m3,error_m3,error_rel".to_string(),
+        format!("{time},inflow_m3,outflow_m3,rain_m3,storage_m3,error_m3,error_rel"),
     );
     gauges.chain(sections).chain([balance]).collect()
 }
@@ -219,6 +225,8 @@ pub struct Series {
     balance: SeriesFile,
     /// Storage at the start of the run (on a restart: of the run that was restarted).
     initial: Option<f64>,
+    /// Dates the rows' times, in a column after the seconds.
+    reference: Option<TimeReference>,
 }
 
 impl Series {
@@ -275,6 +283,7 @@ impl Series {
             sections,
             balance,
             initial,
+            reference: model.time_reference,
         }
     }
 
@@ -301,6 +310,7 @@ impl Series {
         cells: &[[f32; 3]],
     ) -> std::io::Result<()> {
         let dry = model.numerics.dry_depth as f32;
+        let date = self.date(t);
         for ((f, g), s) in self.gauges.iter_mut().zip(&model.gauges).zip(cells) {
             let (h, hu, hv) = (s[0], s[1], s[2]);
             let (u, v) = if h > dry {
@@ -310,15 +320,16 @@ impl Series {
             };
             let k = model.grid.storage_index(g.cell.0, g.cell.1);
             let eta = h as f64 + model.bed[k] as f64 + model.datum;
-            f.push(format_args!("{t},{h},{u},{v},{eta}"))?;
+            f.push(format_args!("{t}{date},{h},{u},{v},{eta}"))?;
         }
         Ok(())
     }
 
     /// One discharge per section.
     pub fn record_sections(&mut self, t: f64, discharges: &[f64]) -> std::io::Result<()> {
+        let date = self.date(t);
         for (f, q) in self.sections.iter_mut().zip(discharges) {
-            f.push(format_args!("{t},{q}"))?;
+            f.push(format_args!("{t}{date},{q}"))?;
         }
         Ok(())
     }
@@ -334,10 +345,17 @@ impl Series {
         let initial = *self.initial.get_or_insert(storage);
         let error = storage - (initial + inflow - outflow + rain);
         let scale = (initial + inflow + rain).max(1e-300);
+        let date = self.date(t);
         self.balance.push(format_args!(
-            "{t},{inflow},{outflow},{rain},{storage},{error},{}",
+            "{t}{date},{inflow},{outflow},{rain},{storage},{error},{}",
             error / scale
         ))
+    }
+
+    /// The date column's cell of time `t`, with its comma; nothing without a reference.
+    fn date(&self, t: f64) -> String {
+        self.reference
+            .map_or_else(String::new, |r| format!(",{}", r.utc(t)))
     }
 
     /// Storage at the start of the run (on a restart: of the run that was restarted).
@@ -387,7 +405,9 @@ pub fn sync(handles: &[(PathBuf, File)]) -> std::io::Result<()> {
 /// The first row's storage in a balance file's text.
 fn initial_storage(text: &[u8]) -> Option<f64> {
     let text = std::str::from_utf8(text).ok()?;
-    text.lines().nth(1)?.split(',').nth(4)?.parse().ok()
+    let mut lines = text.lines();
+    let column = lines.next()?.split(',').position(|c| c == "storage_m3")?;
+    lines.next()?.split(',').nth(column)?.parse().ok()
 }
 
 #[cfg(test)]

@@ -55,9 +55,9 @@ fn event_possible(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()> {
             .filter(|&t| t <= model.t_start)
             .collect();
         if let Some(missing) = crate::io::netcdf::missing_map(dir, model, &earlier, &labels) {
-            return Err(crate::error::InputError::new(format!(
-                "event.nc holds every output time, and this folder lacks the maps of those before the checkpoint: restart into the run's own --out, or set output.netcdf = false"
-            ))
+            return Err(crate::error::InputError::new(
+                "event.nc holds every output time, and this folder lacks the maps of those before the checkpoint: restart into the run's own --out, or set output.netcdf = false",
+            )
             .in_file(&missing)
             .into());
         }

@@ -12,7 +12,8 @@ use crate::scenario::model::{
     SourceCell, WALL_BED,
 };
 use crate::scenario::polygon::Polygon;
-use crate::scenario::series::{self, Quantity};
+use crate::scenario::reference::TimeReference;
+use crate::scenario::series::{self, Quantity, SeriesList};
 use crate::scenario::spec::*;
 use crate::scenario::{limits, nodata, refine};
 use std::path::{Path, PathBuf};
@@ -143,7 +144,13 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
             (z - datum) as f32
         }
     });
-    let mut series_list = Vec::new();
+    let reference = spec
+        .time
+        .reference
+        .as_ref()
+        .map(|r| TimeReference::from_toml(r).map_err(|m| bad("time.reference", m)))
+        .transpose()?;
+    let mut series_list = SeriesList::new(reference);
     let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
     nodata::segments(&spec.boundary, &bc_edge, &frame, &elevation)?;
     let gauges = gauges(&spec.gauges, &frame)?;
@@ -195,7 +202,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         manning,
         bc_edge,
         bc_defs,
-        series: series_list,
+        series: series_list.into_series(),
         rain,
         gauges,
         sources,
@@ -204,6 +211,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         t_start: spec.time.start,
         t_end: spec.time.end,
         peak_clock: super::maxima::PeakClock::new(spec.time.start, spec.time.end),
+        time_reference: reference,
         output_times,
         gauge_times,
         write_rasters: spec.output.rasters,
@@ -963,7 +971,7 @@ fn boundaries(
     frame: &Frame,
     datum: f64,
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<(Vec<u32>, Vec<BcDef>), InputError> {
     let mut defs = vec![BcDef::plain(BcKind::Wall), BcDef::plain(BcKind::Open)];
     let default = edge_kind(
@@ -1081,10 +1089,11 @@ fn segment_def(
     dx: f64,
     datum: f64,
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<BcDef, InputError> {
     let mut add = |spec: &SeriesSpec, k: &str, q: Quantity| -> Result<u32, InputError> {
-        series_list.push(series::load(spec, k, dir, q)?);
+        let s = series::load(spec, k, dir, q, series_list.reference())?;
+        series_list.push(s);
         Ok((series_list.len() - 1) as u32)
     };
     let unused = match seg.kind.as_str() {
@@ -1195,7 +1204,7 @@ fn sources(
     frame: &Frame,
     elevation: &[f64],
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<Vec<SourceCells>, InputError> {
     let mut out = Vec::new();
     for (k, s) in specs.iter().enumerate() {
@@ -1227,6 +1236,7 @@ fn sources(
             &format!("{key}.discharge"),
             dir,
             Quantity::Discharge,
+            series_list.reference(),
         )?;
         if series.values.iter().any(|&v| v < 0.0) {
             return Err(bad(
@@ -1256,15 +1266,19 @@ fn level_lines(
     elevation: &[f64],
     datum: f64,
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<Vec<SourceCells>, InputError> {
     let mut out = Vec::new();
     for (k, s) in specs.iter().enumerate() {
         let key = format!("boundary.line[{k}]");
         let mut series = match (s.kind.as_str(), &s.level) {
-            ("stage", Some(level)) => {
-                series::load(level, &format!("{key}.level"), dir, Quantity::Level)?
-            }
+            ("stage", Some(level)) => series::load(
+                level,
+                &format!("{key}.level"),
+                dir,
+                Quantity::Level,
+                series_list.reference(),
+            )?,
             ("stage", None) => return Err(bad(&key, "a stage line needs `level`")),
             ("outfall", None) => Series::constant(&key, OUTFALL_LEVEL),
             ("outfall", Some(_)) => {
@@ -1506,9 +1520,9 @@ fn rain_rate(
     rate: &SeriesSpec,
     key: &str,
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<u32, InputError> {
-    let s = series::load(rate, key, dir, Quantity::RainRate)?;
+    let s = series::load(rate, key, dir, Quantity::RainRate, series_list.reference())?;
     if s.values.iter().any(|&v| v < 0.0) {
         return Err(bad(key, "expected a rain rate >= 0 mm/h"));
     }
@@ -1543,7 +1557,7 @@ fn gridded_rain(
     centres: &[Option<(f64, f64)>],
     frame: &Frame,
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<Vec<u32>, InputError> {
     let key = "rain.rasters";
     if spec.paths.is_empty() || spec.paths.len() != spec.times.len() {
@@ -1645,7 +1659,7 @@ fn rain(
     points: &[Option<(f64, f64)>],
     bed: &[f32],
     dir: &Path,
-    series_list: &mut Vec<Series>,
+    series_list: &mut SeriesList,
 ) -> Result<Rain, InputError> {
     let valid = |k: usize| points[k].is_some() && bed[k] < WALL_BED * 0.5;
     let mut cells: Vec<u32> = match (&spec.rate, &spec.rasters) {

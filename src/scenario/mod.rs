@@ -11,6 +11,7 @@ pub mod maxima;
 pub mod model;
 mod nodata;
 pub mod polygon;
+pub mod reference;
 pub mod refine;
 pub mod series;
 pub mod spec;

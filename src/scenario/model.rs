@@ -228,6 +228,8 @@ pub struct Model {
     /// The clock of the maxima's times: the scenario's start to its end. A restart builds
     /// it from the scenario again; the checkpoint re-encodes its times if it moved.
     pub peak_clock: PeakClock,
+    /// The date of t = 0 (`time.reference`), where the scenario gives one.
+    pub time_reference: Option<super::reference::TimeReference>,
     pub output_times: Vec<f64>,
     pub gauge_times: Vec<f64>,
     pub write_rasters: bool,
@@ -361,6 +363,7 @@ impl Model {
             t_start: self.t_start,
             t_end: self.t_end,
             peak_clock: self.peak_clock,
+            time_reference: self.time_reference,
             output_times: self.output_times.clone(),
             gauge_times: self.gauge_times.clone(),
             write_rasters: self.write_rasters,

@@ -2,6 +2,7 @@
 
 use crate::error::InputError;
 use crate::scenario::model::Series;
+use crate::scenario::reference::{self, TimeReference};
 use crate::scenario::spec::{SeriesCsv, SeriesSpec, SeriesTable};
 use std::path::Path;
 
@@ -67,13 +68,107 @@ pub fn time_factor(given: Option<&str>, key: &str) -> Result<f64, InputError> {
     factor(given, &TIME_UNITS, key)
 }
 
-/// Reads a series of `quantity` in SI units; `key` names it in errors and `dir` resolves
-/// relative CSV paths.
+/// The series a model's forcing refers to by index, gathered as the scenario is read,
+/// with the reference date that date-time columns count from.
+pub struct SeriesList {
+    series: Vec<Series>,
+    reference: Option<TimeReference>,
+}
+
+impl SeriesList {
+    pub fn new(reference: Option<TimeReference>) -> SeriesList {
+        SeriesList {
+            series: Vec::new(),
+            reference,
+        }
+    }
+
+    pub fn reference(&self) -> Option<&TimeReference> {
+        self.reference.as_ref()
+    }
+
+    pub fn into_series(self) -> Vec<Series> {
+        self.series
+    }
+}
+
+impl std::ops::Deref for SeriesList {
+    type Target = Vec<Series>;
+    fn deref(&self) -> &Vec<Series> {
+        &self.series
+    }
+}
+
+impl std::ops::DerefMut for SeriesList {
+    fn deref_mut(&mut self) -> &mut Vec<Series> {
+        &mut self.series
+    }
+}
+
+/// The time unit that reads a CSV's time column as ISO 8601 date-times.
+pub const DATETIME: &str = "datetime";
+
+/// How a CSV's time column becomes model seconds.
+#[derive(Clone, Copy)]
+enum TimeColumn<'a> {
+    /// Numbers, times this factor.
+    Numbers(f64),
+    /// ISO 8601 date-times, counted from the reference.
+    Dates(&'a TimeReference),
+}
+
+impl TimeColumn<'_> {
+    /// The time column's unit as stated at `key`; dates need the scenario's reference.
+    fn of<'r>(
+        given: Option<&str>,
+        reference: Option<&'r TimeReference>,
+        key: &str,
+    ) -> Result<TimeColumn<'r>, InputError> {
+        let given = given.map(str::trim);
+        if given != Some(DATETIME) {
+            let stated = TIME_UNITS.iter().find(|(u, _)| Some(*u) == given);
+            return stated.map(|(_, f)| TimeColumn::Numbers(*f)).ok_or_else(|| {
+                let allowed = format!("{}, {DATETIME:?}", names(&TIME_UNITS));
+                let m = match given {
+                    None => format!(
+                        "a series read from files must state its units: expected one of {allowed}"
+                    ),
+                    Some(g) => format!("expected one of {allowed}, found {g:?}"),
+                };
+                InputError::new(m).at_key(key)
+            });
+        }
+        reference.map(TimeColumn::Dates).ok_or_else(|| {
+            InputError::new(
+                "a time column of date-times needs the scenario's `time.reference` (the date-time of t = 0): add it to [time], or give times in \"s\", \"min\", \"h\" or \"day\"",
+            )
+            .at_key(key)
+        })
+    }
+
+    /// A cell's time in model seconds, or what was expected.
+    fn seconds(&self, cell: &str) -> Result<f64, String> {
+        let found = || format!("found {cell:?}");
+        match self {
+            TimeColumn::Numbers(f) => cell
+                .parse::<f64>()
+                .map(|t| t * f)
+                .map_err(|_| format!("expected a number, {}", found())),
+            TimeColumn::Dates(r) => reference::parse(cell)
+                .and_then(|d| r.seconds_to(d))
+                .ok_or_else(|| format!("expected {}, {}", reference::FORMS, found())),
+        }
+    }
+}
+
+/// Reads a series of `quantity` in SI units; `key` names it in errors, `dir` resolves
+/// relative CSV paths, and `reference` dates t = 0 for date-time columns.
 pub fn load(
     spec: &SeriesSpec,
     key: &str,
     dir: &Path,
     quantity: Quantity,
+    reference: Option<&TimeReference>,
 ) -> Result<Series, InputError> {
     let mut unit_scale = quantity.units()[0].1;
     let (times, values) = match spec {
@@ -96,15 +191,11 @@ pub fn load(
             time_unit,
             unit,
         }) => {
-            let time_scale = factor(
-                time_unit.as_deref(),
-                &TIME_UNITS,
-                &format!("{key}.time_unit"),
-            )?;
+            let time =
+                TimeColumn::of(time_unit.as_deref(), reference, &format!("{key}.time_unit"))?;
             unit_scale = factor(unit.as_deref(), quantity.units(), &format!("{key}.unit"))?;
-            let path = dir.join(csv);
-            let (t, v) = read_csv(&path, time_column.as_deref(), value_column.as_deref())?;
-            (t.iter().map(|t| t * time_scale).collect(), v)
+            let columns = [time_column.as_deref(), value_column.as_deref()];
+            read_csv(&dir.join(csv), columns, time)?
         }
     };
     check(&times, &values).map_err(|m| InputError::new(m).at_key(key))?;
@@ -133,11 +224,14 @@ pub(crate) fn check(times: &[f64], values: &[f64]) -> Result<(), String> {
     Ok(())
 }
 
-/// Two columns of a CSV file with a header line; the first two columns by default.
+/// Two columns of a CSV file with a header line, the first two by default: times (as
+/// `time` reads them) and values. The file is read whole with a size bound, then parsed as
+/// spreadsheets write CSV: a UTF-8 BOM, `#` comment lines, quoted fields, blank lines,
+/// spaces around fields and CRLF line ends are all accepted.
 fn read_csv(
     path: &Path,
-    time_col: Option<&str>,
-    value_col: Option<&str>,
+    [time_col, value_col]: [Option<&str>; 2],
+    time: TimeColumn,
 ) -> Result<(Vec<f64>, Vec<f64>), InputError> {
     let fail = |m: String| InputError::new(m).in_file(path);
     let text = crate::io::bounded::read_text(
@@ -152,40 +246,71 @@ fn read_csv(
             n + 1
         )));
     }
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines
-        .next()
-        .ok_or_else(|| fail("expected a header line, the file is empty".into()))?;
-    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let line = |p: Option<&csv::Position>| p.map_or(0, csv::Position::line);
+    let names = reader
+        .headers()
+        .map_err(|e| fail(format!("line {}: {}", line(e.position()), csv_error(&e))))?
+        .clone();
+    if names.iter().all(str::is_empty) {
+        return Err(fail("expected a header line, the file is empty".into()));
+    }
     let column = |want: Option<&str>, default: usize| -> Result<usize, InputError> {
         match want {
             None => Ok(default),
-            Some(w) => names
-                .iter()
-                .position(|n| *n == w)
-                .ok_or_else(|| fail(format!("no column named {w:?}; the header has {names:?}"))),
+            Some(w) => names.iter().position(|n| n == w).ok_or_else(|| {
+                let all: Vec<&str> = names.iter().collect();
+                fail(format!("no column named {w:?}; the header has {all:?}"))
+            }),
         }
     };
     let (tc, vc) = (column(time_col, 0)?, column(value_col, 1)?);
     let mut times = Vec::new();
     let mut values = Vec::new();
-    for (n, line) in lines {
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        let get = |c: usize| -> Result<f64, InputError> {
-            let cell = cells
-                .get(c)
-                .ok_or_else(|| fail(format!("line {}: expected {} columns", n + 1, c + 1)))?;
-            cell.parse::<f64>()
-                .map_err(|_| fail(format!("line {}: expected a number, found {cell:?}", n + 1)))
+    for record in reader.records() {
+        let record =
+            record.map_err(|e| fail(format!("line {}: {}", line(e.position()), csv_error(&e))))?;
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        let n = line(record.position());
+        let cell = |c: usize| {
+            record.get(c).ok_or_else(|| {
+                fail(format!(
+                    "line {n}: expected {} columns, found {}",
+                    c + 1,
+                    record.len()
+                ))
+            })
         };
-        times.push(get(tc)?);
-        values.push(get(vc)?);
+        let t = time
+            .seconds(cell(tc)?)
+            .map_err(|m| fail(format!("line {n}, column {:?}: {m}", &names[tc])))?;
+        let v = cell(vc)?;
+        let v = v.parse::<f64>().map_err(|_| {
+            fail(format!(
+                "line {n}, column {:?}: expected a number, found {v:?}",
+                &names[vc]
+            ))
+        })?;
+        times.push(t);
+        values.push(v);
     }
     check(&times, &values).map_err(fail)?;
     Ok((times, values))
+}
+
+/// A CSV parser's error without the position, which the caller writes as a line number.
+fn csv_error(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".into(),
+        _ => e.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +328,7 @@ mod tests {
             "boundary.segment[0].discharge",
             Path::new("."),
             Quantity::Discharge,
+            None,
         )
         .unwrap_err();
         assert!(e.to_string().contains("times must increase"), "{e}");
@@ -227,6 +353,7 @@ mod tests {
             "k",
             dir.path(),
             Quantity::Discharge,
+            None,
         )
         .unwrap();
         assert_eq!(s.times, vec![0.0, 3600.0]);
@@ -236,6 +363,7 @@ mod tests {
             "k",
             dir.path(),
             Quantity::Discharge,
+            None,
         )
         .unwrap_err();
         assert_eq!(e.key.as_deref(), Some("k.time_unit"), "{e}");
@@ -244,6 +372,7 @@ mod tests {
             "k",
             dir.path(),
             Quantity::Discharge,
+            None,
         )
         .unwrap_err();
         assert!(
@@ -258,8 +387,91 @@ mod tests {
             time_unit: Some("s".into()),
             unit: Some("m3/s".into()),
         });
-        let e = load(&spec, "k", dir.path(), Quantity::Discharge).unwrap_err();
+        let e = load(&spec, "k", dir.path(), Quantity::Discharge, None).unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
         assert!(e.file.unwrap().ends_with("bad.csv"));
+    }
+
+    fn from_csv(text: &str, columns: [Option<&str>; 2], unit: &str) -> Result<Series, InputError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.csv"), text).unwrap();
+        let spec = SeriesSpec::Csv(SeriesCsv {
+            csv: "s.csv".into(),
+            time_column: columns[0].map(Into::into),
+            value_column: columns[1].map(Into::into),
+            time_unit: Some(unit.into()),
+            unit: Some("m".into()),
+        });
+        let reference =
+            TimeReference::from_toml(&toml::Value::String("2026-11-27T06:00:00Z".into())).unwrap();
+        load(&spec, "k", dir.path(), Quantity::Level, Some(&reference))
+    }
+
+    #[test]
+    fn spreadsheet_csv_is_read() {
+        // Excel's "CSV UTF-8": a BOM and CRLF; with comment lines, a quoted header holding
+        // a comma, quoted cells, spaces around cells and a blank line.
+        let text = "\u{feff}# exported from the gauge archive\r\n\"time, s\" ,\"level (m, AHD)\"\r\n# a comment between rows\r\n 0 ,\"1.5\" \r\n\r\n3600,2.5\r\n";
+        let s = from_csv(text, [Some("time, s"), Some("level (m, AHD)")], "s").unwrap();
+        assert_eq!((s.times, s.values), (vec![0.0, 3600.0], vec![1.5, 2.5]));
+        let s = from_csv(text, [None, None], "h").unwrap();
+        assert_eq!(s.times, vec![0.0, 3600.0 * 3600.0]);
+    }
+
+    #[test]
+    fn csv_errors_name_the_file_line_and_what_was_expected() {
+        let text = "# note\nt,level\n0,1\n60,one\n";
+        let e = from_csv(text, [None, None], "s").unwrap_err();
+        assert!(e.file.as_ref().unwrap().ends_with("s.csv"), "{e}");
+        assert!(
+            e.message.contains("line 4")
+                && e.message.contains("column \"level\"")
+                && e.message.contains("expected a number, found \"one\""),
+            "{e}"
+        );
+        let e = from_csv("t,level\n0,1\n", [Some("t"), Some("stage")], "s").unwrap_err();
+        assert!(
+            e.file.is_some()
+                && e.message.contains("no column named \"stage\"")
+                && e.message.contains("\"level\""),
+            "{e}"
+        );
+        let e = from_csv("t,level\n0,1\n60\n", [None, None], "s").unwrap_err();
+        assert!(
+            e.message.contains("line 3: expected 2 columns, found 1"),
+            "{e}"
+        );
+        let e = from_csv("\u{feff}\n", [None, None], "s").unwrap_err();
+        assert!(e.message.contains("header"), "{e}");
+    }
+
+    #[test]
+    fn date_time_columns_count_from_the_reference() {
+        let text =
+            "when,level\n2026-11-27T06:00:00Z,1\n2026-11-27 07:30,2\n2026-11-27T18:00:00+10:00,3\n";
+        let s = from_csv(text, [None, None], "datetime").unwrap();
+        assert_eq!(s.times, vec![0.0, 5400.0, 7200.0]);
+        let e = from_csv("when,level\n27/11/2026 06:00,1\n", [None, None], "datetime").unwrap_err();
+        assert!(
+            e.message.contains("line 2") && e.message.contains("ISO 8601"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.csv"), text).unwrap();
+        let spec = SeriesSpec::Csv(SeriesCsv {
+            csv: "s.csv".into(),
+            time_column: None,
+            value_column: None,
+            time_unit: Some("datetime".into()),
+            unit: Some("m".into()),
+        });
+        let e = load(&spec, "k", dir.path(), Quantity::Level, None).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("k.time_unit"));
+        assert!(e.message.contains("time.reference"), "{e}");
+        let e = from_csv(text, [None, None], "hours").unwrap_err();
+        assert!(
+            e.message.contains("\"datetime\"") && e.message.contains("\"hours\""),
+            "{e}"
+        );
     }
 }

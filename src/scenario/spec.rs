@@ -324,7 +324,8 @@ pub struct SeriesCsv {
     pub csv: PathBuf,
     pub time_column: Option<String>,
     pub value_column: Option<String>,
-    /// Required: "s", "min", "h" or "day".
+    /// Required: "s", "min", "h", "day", or "datetime" (ISO 8601 date-times, with
+    /// `time.reference`).
     pub time_unit: Option<String>,
     /// Required: the value's unit, e.g. "m3/s", "m" or "mm/h".
     pub unit: Option<String>,
@@ -427,6 +428,9 @@ pub struct TimeSpec {
     pub output_interval: Option<f64>,
     pub output_times: Option<Vec<f64>>,
     pub gauge_interval: Option<f64>,
+    /// The date and time of t = 0 (ISO 8601, a string or a TOML date-time): series may
+    /// then give dates, and outputs carry dates beside seconds.
+    pub reference: Option<toml::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
