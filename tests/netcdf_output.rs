@@ -271,3 +271,42 @@ fn a_restarted_run_holds_the_whole_event() {
         }
     }
 }
+
+/// A disk (or file-size limit) with room for the maps but not for the event file: the run
+/// stops before it steps, naming the file and what it needs, and writes no result.
+#[test]
+fn an_event_file_that_would_not_fit_stops_the_run_before_it_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = scenario(dir.path());
+    let out = dir.path().join("out");
+    let o = std::process::Command::new("bash")
+        .args([
+            "-c",
+            "ulimit -f 512; trap '' XFSZ; exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_quadflood"),
+            "run",
+            toml.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("event.nc") && stderr.contains("not written"),
+        "{stderr}"
+    );
+    let written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !written
+            .iter()
+            .any(|n| n.starts_with("depth_") || n == "summary.json" || n == "event.nc"),
+        "{written:?}"
+    );
+}
