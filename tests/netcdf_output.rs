@@ -254,10 +254,19 @@ fn a_restarted_run_holds_the_whole_event() {
     };
     let whole = dir.path().join("whole");
     run(&whole, &[]);
+    // A run stopped at 4 s with a checkpoint at 3 s (a run's last two are kept), then
+    // restarted to the end from that checkpoint.
     let restarted = dir.path().join("restarted");
-    run(&restarted, &["--checkpoint-every", "3"]);
+    run(
+        &restarted,
+        &["--checkpoint-every", "3", "--set", "time.end=4"],
+    );
     let checkpoint = restarted.join("checkpoint_0000003.0s.qfck");
-    assert!(checkpoint.exists());
+    assert!(
+        checkpoint.exists(),
+        "{:?}",
+        std::fs::read_dir(&restarted).unwrap().count()
+    );
     run(&restarted, &["--restart", checkpoint.to_str().unwrap()]);
     let log = std::fs::read_to_string(restarted.join("run.log")).unwrap();
     assert!(log.contains("--- restarted from"), "{log}");

@@ -26,8 +26,12 @@ pub const BUILD_BYTES_PER_STORED_CELL: u64 = 80;
 /// bytes per finest cell and 177 per stored cell. That was on lavapipe, whose GPU buffers
 /// (48 bytes per stored cell with the maxima) are host memory: on a GPU they are not.
 /// At 512² → 1024² on one level the growth was 253 bytes per cell, against 244 above:
-/// the figures carry a margin of about 12% over the larger.
-pub const RUN_BYTES_PER_FINEST_CELL: u64 = 72;
+/// the figures carry a margin of about 12% over the larger. The maps added since (the
+/// model as built in `check/`, velocity in two bands, `max_level` and the hazard class,
+/// written side by side with the others, and `event.nc` read back from the maps) raised
+/// that growth to 319 bytes a cell (`tests/input_guards.rs`, 2026-11-27): the finest
+/// cell's figure grew by 58 bytes, keeping a margin of 7%.
+pub const RUN_BYTES_PER_FINEST_CELL: u64 = 130;
 pub const RUN_BYTES_PER_STORED_CELL: u64 = 160;
 /// GPU buffers per stored cell (state twice, maxima, friction...), where the GPU's memory
 /// is the host's (a CPU adapter).
