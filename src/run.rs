@@ -95,6 +95,8 @@ fn map_err(e: std::io::Error) -> Error {
 struct Writing {
     out: OutDir,
     fingerprint: Option<Fingerprint>,
+    /// Why `event.nc`, on by default, will not be written (`record::inputs`).
+    event_left_out: Option<String>,
 }
 
 /// Claims the output folder for this run (`io::outdir`) before anything else is done;
@@ -103,12 +105,17 @@ fn claim(model: &Model, opts: &RunOptions) -> Result<(Writing, Series)> {
     let say = opts.progress != Progress::Quiet;
     let restart = opts.restart.as_ref();
     let (out, series) = OutDir::claim(&opts.out_dir, model, restart, say)?;
-    record::inputs(&opts.out_dir, model, opts)?;
+    let event_left_out = record::inputs(&opts.out_dir, model, opts)?;
     let fingerprint = opts.checkpoint_every.map(|_| match restart {
         Some(r) => r.fingerprint.clone(),
         None => Fingerprint::of(model),
     });
-    Ok((Writing { out, fingerprint }, series))
+    let writing = Writing {
+        out,
+        fingerprint,
+        event_left_out,
+    };
+    Ok((writing, series))
 }
 
 /// Runs the model to its end time on one GPU, writing outputs into `opts.out_dir`.
@@ -472,9 +479,11 @@ fn finish<'s>(
     })?;
     writer.finish()?;
     clock.files += writer.waited_s;
-    timed(&mut clock.files, || {
-        record::event(dir, model, run.opts, &files.labels)
-    })?;
+    if files.writing.event_left_out.is_none() {
+        timed(&mut clock.files, || {
+            record::event(dir, model, run.opts, &files.labels)
+        })?;
+    }
     let status = Status {
         // On ranks the status is rank 0's own; the snapshot counts every rank's updates.
         cell_updates: snapshot.resume.cell_updates,
@@ -494,6 +503,9 @@ fn finish<'s>(
     };
     summary.json = summary_json(run.gpu, model, &summary);
     summary.json["provenance"] = run.opts.provenance.json();
+    if let Some(why) = &files.writing.event_left_out {
+        summary.json["event_nc_left_out"] = why.clone().into();
+    }
     summary.json["provenance"]["adapter"] = run.gpu.describe().into();
     summary.json["wall_clock_s"] = clock.json(summary.wall_s);
     // Before the run's clock started, so not a part of wall_s.

@@ -281,12 +281,19 @@ fn a_restarted_run_holds_the_whole_event() {
     }
 }
 
-/// A disk (or file-size limit) with room for the maps but not for the event file: the run
-/// stops before it steps, naming the file and what it needs, and writes no result.
+/// A disk (or file-size limit) with room for the maps but not for the event file asked
+/// for: the run stops before it steps, naming the file and what it needs, and writes no
+/// result. (Left at its default, the file is left out with a note: the restart below.)
 #[test]
 fn an_event_file_that_would_not_fit_stops_the_run_before_it_steps() {
     let dir = tempfile::tempdir().unwrap();
     let toml = scenario(dir.path());
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        text.replace("png = false", "png = false\nnetcdf = true"),
+    )
+    .unwrap();
     let out = dir.path().join("out");
     let o = std::process::Command::new("bash")
         .args([
@@ -317,5 +324,75 @@ fn an_event_file_that_would_not_fit_stops_the_run_before_it_steps() {
             .iter()
             .any(|n| n.starts_with("depth_") || n == "summary.json" || n == "event.nc"),
         "{written:?}"
+    );
+}
+
+/// A restart into a folder holding the series but not the maps of the earlier output times
+/// (which the README allows) goes on without `event.nc`, saying why; asked for, it is
+/// refused before the run steps.
+#[test]
+fn a_restart_without_the_earlier_maps_leaves_the_default_event_file_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = scenario(dir.path());
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            toml.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+            .args(&args)
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap()
+    };
+    let first = dir.path().join("first");
+    assert!(
+        run(&first, &["--checkpoint-every", "3", "--set", "time.end=4"])
+            .status
+            .success()
+    );
+    let fresh = dir.path().join("fresh");
+    std::fs::create_dir(&fresh).unwrap();
+    for e in std::fs::read_dir(&first).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "csv") {
+            std::fs::copy(&path, fresh.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let checkpoint = first.join("checkpoint_0000003.0s.qfck");
+    let o = run(&fresh, &["--restart", checkpoint.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("event.nc will not be written"), "{stderr}");
+    assert!(!fresh.join("event.nc").exists());
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fresh.join("summary.json")).unwrap())
+            .unwrap();
+    assert!(summary["event_nc_left_out"].as_str().is_some(), "{summary}");
+    let asked = dir.path().join("asked");
+    std::fs::create_dir(&asked).unwrap();
+    for e in std::fs::read_dir(&first).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "csv") {
+            std::fs::copy(&path, asked.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let o = run(
+        &asked,
+        &[
+            "--restart",
+            checkpoint.to_str().unwrap(),
+            "--set",
+            "output.netcdf=true",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
     );
 }

@@ -10,7 +10,9 @@ use crate::io::outputs;
 use crate::scenario::model::Model;
 use std::path::Path;
 
-pub(super) fn inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()> {
+/// Writes the record of the run's inputs; returns why `event.nc`, on by default, will not
+/// be written (said, and noted in `summary.json`), if it will not.
+pub(super) fn inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<Option<String>> {
     let io = |path: &Path, e: std::io::Error| Error::Io(format!("{}: {e}", path.display()));
     let scenario = dir.join(crate::io::names::RESOLVED_SCENARIO);
     crate::io::durable::write_bytes(&scenario, model.resolved_scenario.as_bytes())
@@ -21,12 +23,19 @@ pub(super) fn inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<()>
         header = format!("\n--- restarted from {} ---\n{header}", r.file.display());
     }
     crate::console::open_log(&log, &header).map_err(|e| io(&log, e))?;
-    event_possible(dir, model, opts)?;
+    let left_out = match event_possible(dir, model, opts) {
+        Err(e) if !model.netcdf_asked => {
+            let why = e.to_string();
+            crate::say!("note: event.nc will not be written ({why})");
+            Some(why)
+        }
+        other => other.map(|()| None)?,
+    };
     if model.write_check {
         let maps = outputs::Maps::new(model);
         crate::io::check_files::write(dir, model, &maps).map_err(|e| io(dir, e))?;
     }
-    Ok(())
+    Ok(left_out)
 }
 
 /// Every output time of the whole run: a restart's too, from before its checkpoint.

@@ -218,6 +218,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         write_png: spec.output.png,
         write_check: spec.output.check.unwrap_or(spec.output.rasters),
         write_netcdf: netcdf(&spec.output)?,
+        netcdf_asked: spec.output.netcdf == Some(true),
         write_animation: spec.output.png && spec.output.animation,
         raster_format: raster_format(&spec.output)?,
         resume: None,

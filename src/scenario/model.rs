@@ -238,6 +238,9 @@ pub struct Model {
     pub write_check: bool,
     /// The whole event in one NetCDF (`io::netcdf`), from the maps of the output times.
     pub write_netcdf: bool,
+    /// `output.netcdf = true` given: a file that cannot be written stops the run, where
+    /// the default leaves it out with a note.
+    pub netcdf_asked: bool,
     /// `flood.gif`: the depth at every output time.
     pub write_animation: bool,
     /// How blocks are shared out over ranks.
@@ -370,6 +373,7 @@ impl Model {
             write_png: self.write_png,
             write_check: self.write_check,
             write_netcdf: self.write_netcdf,
+            netcdf_asked: self.netcdf_asked,
             write_animation: self.write_animation,
             partition: self.partition,
             balance: self.balance,
