@@ -362,7 +362,7 @@ fn a_restart_without_the_earlier_maps_leaves_the_default_event_file_out() {
             std::fs::copy(&path, fresh.join(path.file_name().unwrap())).unwrap();
         }
     }
-    let checkpoint = first.join("checkpoint_0000003.0s.qfck");
+    let checkpoint = first.join("checkpoint_0000004.0s.qfck");
     let o = run(&fresh, &["--restart", checkpoint.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");

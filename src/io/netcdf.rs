@@ -230,7 +230,7 @@ impl EventFile {
             &centres(model.origin.0, nx),
             &[
                 ("standard_name", "projection_x_coordinate"),
-                ("long_name", "x coordinate of the cell centre"),
+                ("long_name", "x coordinate of projection"),
                 ("units", "m"),
                 ("axis", "X"),
             ],
@@ -241,7 +241,7 @@ impl EventFile {
             &centres(model.origin.1, ny),
             &[
                 ("standard_name", "projection_y_coordinate"),
-                ("long_name", "y coordinate of the cell centre"),
+                ("long_name", "y coordinate of projection"),
                 ("units", "m"),
                 ("axis", "Y"),
             ],
