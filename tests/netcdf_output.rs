@@ -54,19 +54,7 @@ fn band(path: &str, k: usize) -> Vec<f32> {
 #[test]
 fn the_event_file_holds_every_output_time_as_its_maps_do() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario(dir.path()).to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = run(dir.path(), &[]);
     let event = out.join("event.nc");
     let file = event.to_str().unwrap();
     for var in ["depth", "level", "u", "v"] {
@@ -108,21 +96,25 @@ fn the_event_file_holds_every_output_time_as_its_maps_do() {
     assert_eq!(times, "{2,4,6}");
 }
 
-/// Runs the scenario into `dir/out` with `extra` arguments; the output folder.
-fn run(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
-    let out = dir.join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+/// `quadflood run TOML --out OUT EXTRA...`.
+fn quadflood(toml: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
         .args([
             "run",
-            scenario(dir).to_str().unwrap(),
+            toml.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-            "--quiet",
         ])
         .args(extra)
         .env("XDG_RUNTIME_DIR", "/tmp")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs the scenario into `dir/out` with `extra` arguments; the output folder.
+fn run(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let out = dir.join("out");
+    let o = quadflood(&scenario(dir), &out, &[&["--quiet"], extra].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     out
 }
@@ -237,19 +229,7 @@ fn a_restarted_run_holds_the_whole_event() {
     let dir = tempfile::tempdir().unwrap();
     let toml = scenario(dir.path());
     let run = |out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            toml.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-            .args(&args)
-            .env("XDG_RUNTIME_DIR", "/tmp")
-            .output()
-            .unwrap();
+        let o = quadflood(&toml, out, extra);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     };
     let whole = dir.path().join("whole");
@@ -332,20 +312,7 @@ fn an_event_file_that_would_not_fit_stops_the_run_before_it_steps() {
 fn a_restart_without_the_earlier_maps_leaves_the_default_event_file_out() {
     let dir = tempfile::tempdir().unwrap();
     let toml = scenario(dir.path());
-    let run = |out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            toml.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-            .args(&args)
-            .env("XDG_RUNTIME_DIR", "/tmp")
-            .output()
-            .unwrap()
-    };
+    let run = |out: &Path, extra: &[&str]| quadflood(&toml, out, extra);
     let first = dir.path().join("first");
     assert!(run(&first, &["--checkpoint-every", "3"]).status.success());
     let fresh = dir.path().join("fresh");

@@ -379,26 +379,15 @@ impl EventFile {
         for (key, value) in attributes {
             self.array_attribute(var, key, value)?;
         }
-        let start = [0u64];
-        let count = [values.len()];
-        let ok = unsafe {
-            let t = g::GDALExtendedDataTypeCreate(g::GDALDataType::GDT_Float64);
-            let ok = g::GDALMDArrayWrite(
-                var,
-                start.as_ptr(),
-                count.as_ptr(),
-                std::ptr::null(),
-                std::ptr::null(),
-                t,
-                values.as_ptr() as *const c_void,
-                values.as_ptr() as *const c_void,
-                std::mem::size_of_val(values),
-            );
-            g::GDALExtendedDataTypeRelease(t);
-            // (A variable named as its dimension is its coordinate in NetCDF: GDAL's driver
-            // needs no SetIndexingVariable, and has none.)
-            ok != 0
-        };
+        // (A variable named as its dimension is its coordinate in NetCDF: GDAL's driver
+        // needs no SetIndexingVariable, and has none.)
+        let ok = write_block(
+            var,
+            &[0],
+            &[values.len()],
+            g::GDALDataType::GDT_Float64,
+            values,
+        );
         match ok {
             true => Ok(()),
             false => Err(failure(&self.path, &format!("coordinate {name}"))),
@@ -446,27 +435,16 @@ impl EventFile {
                 &format!("output time {k}: a map of another size"),
             ));
         }
-        let start = [k as u64, 0, 0];
-        let count = [1, ny, nx];
-        let ok = unsafe {
-            let t = g::GDALExtendedDataTypeCreate(g::GDALDataType::GDT_Float32);
-            let ok = g::GDALMDArrayWrite(
-                var,
-                start.as_ptr(),
-                count.as_ptr(),
-                std::ptr::null(),
-                std::ptr::null(),
-                t,
-                values.as_ptr() as *const c_void,
-                values.as_ptr() as *const c_void,
-                std::mem::size_of_val(values),
-            );
-            g::GDALExtendedDataTypeRelease(t);
-            ok
-        };
+        let ok = write_block(
+            var,
+            &[k as u64, 0, 0],
+            &[1, ny, nx],
+            g::GDALDataType::GDT_Float32,
+            values,
+        );
         match ok {
-            0 => Err(failure(&self.path, &format!("output time {k}"))),
-            _ => Ok(()),
+            false => Err(failure(&self.path, &format!("output time {k}"))),
+            true => Ok(()),
         }
     }
 
@@ -513,6 +491,34 @@ impl EventFile {
 impl Drop for EventFile {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+/// Writes `values` (of GDAL type `kind`, `count` along each dimension from `start`) into
+/// `var`; false where GDAL failed.
+fn write_block<T>(
+    var: g::GDALMDArrayH,
+    start: &[u64],
+    count: &[usize],
+    kind: g::GDALDataType::Type,
+    values: &[T],
+) -> bool {
+    debug_assert_eq!(count.iter().product::<usize>(), values.len());
+    unsafe {
+        let t = g::GDALExtendedDataTypeCreate(kind);
+        let ok = g::GDALMDArrayWrite(
+            var,
+            start.as_ptr(),
+            count.as_ptr(),
+            std::ptr::null(),
+            std::ptr::null(),
+            t,
+            values.as_ptr() as *const c_void,
+            values.as_ptr() as *const c_void,
+            std::mem::size_of_val(values),
+        );
+        g::GDALExtendedDataTypeRelease(t);
+        ok != 0
     }
 }
 
