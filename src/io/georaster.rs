@@ -323,6 +323,7 @@ pub fn write_geotiff_bands(
 }
 
 /// Overview factors 2, 4, 8, ... until a map's longer side is within 256 pixels.
+#[cfg(feature = "gdal")]
 fn overview_levels(side: usize) -> Vec<i32> {
     let mut levels = Vec::new();
     let mut factor = 2;

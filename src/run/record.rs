@@ -39,6 +39,7 @@ pub(super) fn inputs(dir: &Path, model: &Model, opts: &RunOptions) -> Result<Opt
 }
 
 /// Every output time of the whole run: a restart's too, from before its checkpoint.
+#[cfg(feature = "gdal")]
 fn all_output_times<'a>(model: &'a Model, opts: &'a RunOptions) -> &'a [f64] {
     opts.restart
         .as_ref()
