@@ -2,6 +2,8 @@
 //! the bed with the levee burned in, Manning's n, the refinement levels, and the cells the
 //! edges and sources act on, each where the scenario put it.
 
+mod common;
+
 use quadflood::io::ascii_grid::{read_ascii_grid, Raster};
 use std::path::Path;
 
@@ -63,18 +65,7 @@ png = false
 fn run(dir: &Path, toml: &str, out: &Path) {
     let scenario = dir.join("check.toml");
     std::fs::write(&scenario, toml).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::run_ok(&scenario, out, &[]);
 }
 
 fn check_map(out: &Path, name: &str) -> Raster {

@@ -3,6 +3,8 @@
 //! (u, v), which QGIS draws as arrows, equal band by band to the u and v maps.
 #![cfg(feature = "gdal")]
 
+mod common;
+
 use gdal::Metadata;
 use std::path::Path;
 
@@ -45,18 +47,7 @@ fn maps_name_what_they_hold_and_velocity_comes_as_two_bands() {
     let scenario = dir.path().join("dam.toml");
     std::fs::write(&scenario, DAM).unwrap();
     let out = dir.path().join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::run_ok(&scenario, &out, &[]);
     let mut maps = 0;
     for entry in std::fs::read_dir(&out).unwrap() {
         let path = entry.unwrap().path();

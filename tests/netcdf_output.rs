@@ -3,6 +3,8 @@
 //! time in seconds; it opens in xarray with the right times and CRS.
 #![cfg(feature = "gdal")]
 
+mod common;
+
 use gdal::spatial_ref::SpatialRef;
 use gdal::Metadata;
 use std::path::Path;
@@ -96,26 +98,10 @@ fn the_event_file_holds_every_output_time_as_its_maps_do() {
     assert_eq!(times, "{2,4,6}");
 }
 
-/// `quadflood run TOML --out OUT EXTRA...`.
-fn quadflood(toml: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            toml.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .args(extra)
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap()
-}
-
 /// Runs the scenario into `dir/out` with `extra` arguments; the output folder.
 fn run(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
     let out = dir.join("out");
-    let o = quadflood(&scenario(dir), &out, &[&["--quiet"], extra].concat());
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::run_ok(&scenario(dir), &out, extra);
     out
 }
 
@@ -229,8 +215,7 @@ fn a_restarted_run_holds_the_whole_event() {
     let dir = tempfile::tempdir().unwrap();
     let toml = scenario(dir.path());
     let run = |out: &Path, extra: &[&str]| {
-        let o = quadflood(&toml, out, extra);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::run_ok(&toml, out, extra);
     };
     let whole = dir.path().join("whole");
     run(&whole, &[]);
@@ -312,7 +297,7 @@ fn an_event_file_that_would_not_fit_stops_the_run_before_it_steps() {
 fn a_restart_without_the_earlier_maps_leaves_the_default_event_file_out() {
     let dir = tempfile::tempdir().unwrap();
     let toml = scenario(dir.path());
-    let run = |out: &Path, extra: &[&str]| quadflood(&toml, out, extra);
+    let run = |out: &Path, extra: &[&str]| common::run_cli(&toml, out, extra, &[]);
     let first = dir.path().join("first");
     assert!(run(&first, &["--checkpoint-every", "3"]).status.success());
     let fresh = dir.path().join("fresh");

@@ -334,12 +334,17 @@ fn overview_levels(side: usize) -> Vec<i32> {
     levels
 }
 
+/// `s` for GDAL's C API (a NUL inside it, which C cannot hold, dropped).
+#[cfg(feature = "gdal")]
+pub(crate) fn c_string(s: &str) -> std::ffi::CString {
+    std::ffi::CString::new(s.replace('\0', "")).unwrap_or_default()
+}
+
 /// The band's description and unit; a failure shows in GDAL's error state, which the
 /// writer checks once the file is closed.
 #[cfg(feature = "gdal")]
 fn describe_band(band: &gdal::raster::RasterBand, info: &BandInfo) {
-    let text = |s: &str| std::ffi::CString::new(s.replace('\0', "")).unwrap_or_default();
-    let (description, unit) = (text(info.description), text(info.unit));
+    let (description, unit) = (c_string(info.description), c_string(info.unit));
     unsafe {
         let h = band.c_rasterband();
         if !info.description.is_empty() {

@@ -8,6 +8,7 @@
 //! the run before the restart too. Under a temporary name until GDAL reports success.
 
 use crate::io::georaster;
+use crate::io::georaster::c_string as c;
 use crate::io::names::TimeLabels;
 use crate::scenario::model::Model;
 use gdal_sys as g;
@@ -80,17 +81,8 @@ pub fn write_event(
                 let raster = georaster::read(&map)
                     .map_err(|e| std::io::Error::other(e.to_string()))?
                     .raster;
-                let values: Vec<f32> = raster
-                    .data
-                    .iter()
-                    .map(|&v| {
-                        if Some(v) == raster.nodata {
-                            FILL as f32
-                        } else {
-                            v as f32
-                        }
-                    })
-                    .collect();
+                // The maps' nodata is the file's fill value (both `outputs::NODATA`).
+                let values: Vec<f32> = raster.data.iter().map(|&v| v as f32).collect();
                 file.write_slice(*var, k, model, &values)?;
             }
         }
@@ -540,10 +532,6 @@ fn write_string(attr: g::GDALAttributeH, value: &str) -> Result<(), String> {
 fn failure(path: &Path, what: &str) -> std::io::Error {
     let gdal = georaster::gdal_failure().map_or(String::new(), |m| format!(": GDAL: {m}"));
     std::io::Error::other(format!("{}: {what}{gdal}", path.display()))
-}
-
-fn c(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).unwrap_or_default()
 }
 
 /// A NULL-terminated list of C strings, as GDAL's options are.

@@ -106,6 +106,32 @@ pub fn shipped(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// `quadflood run SCENARIO --out OUT ARGS...` with the environment variables `env` set:
+/// what the process did, whatever it did.
+pub fn run_cli(
+    scenario: &std::path::Path,
+    out: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .envs(env.iter().copied())
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap()
+}
+
+/// `run_cli` with `--quiet` that must succeed: a failed run panics with its stderr.
+pub fn run_ok(scenario: &std::path::Path, out: &std::path::Path, args: &[&str]) {
+    let o = run_cli(scenario, out, &[&["--quiet"], args].concat(), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// The result files (as `result_bytes`) of `quadflood run SCENARIO --quiet ARGS` with the
 /// environment variables `env` set, into a fresh folder; a failed run panics with its
 /// stderr.
@@ -115,17 +141,7 @@ pub fn run_results(
     env: &[(&str, &str)],
 ) -> Vec<(String, Vec<u8>)> {
     let out = tempfile::tempdir().unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .arg("run")
-        .arg(scenario)
-        .arg("--out")
-        .arg(out.path())
-        .arg("--quiet")
-        .args(args)
-        .envs(env.iter().copied())
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
+    let o = run_cli(scenario, out.path(), &[&["--quiet"], args].concat(), env);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     result_bytes(out.path())
 }
