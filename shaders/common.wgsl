@@ -34,6 +34,8 @@ const FLAG_TRACK_MAX: u32 = 2u;     // keep the run's maxima and arrival time pe
 const FLAG_END_IN_STAGE2: u32 = 8u; // stage 2's last workgroup ends the step (stage2_then_end)
 const FLAG_CLASSES_IN_ORDER: u32 = 16u; // internal blocks are numbered regular ones first
 const FLAG_PLAN_AHEAD: u32 = 32u;   // one rank of several: a step's end plans from the lagged limit alone
+const FLAG_LOSSES: u32 = 64u;       // some cells lose water to the ground (losses.wgsl)
+const FLAG_GREEN_AMPT: u32 = 128u;  // ... by Green-Ampt; else initial and continuing losses
 
 // BlockInfo.flags
 const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary
@@ -206,6 +208,8 @@ struct Peak {
 // blocks whose cells differ (four cells to an entry). A rain code is the series raining
 // on the whole block, NONE, or RAIN_PER_CELL | the entry where its cells' series start.
 @group(0) @binding(17) var<storage, read> sources: array<vec4<u32>>;
+// Loss parameters, each cell's cumulative loss and each block's lost volume (losses.wgsl).
+@group(0) @binding(18) var<storage, read_write> losses: array<u32>;
 // Indirect dispatch arguments: workgroups of the stage kernels on regular internal blocks
 // [0..3), on border blocks [3..6), on internal blocks with a level change [6..9), and of a
 // rank's stage 1 on its ghosts and border blocks [9..12). In a

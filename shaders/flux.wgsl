@@ -886,6 +886,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     // 4. Update the own cell.
     let valid = cell_thread && is_valid_cell(li, lj, own.w);
     var next = own;
+    var lost = 0.0; // m³ the ground took from the cell (stage 2 with losses)
     var level = NONE;
     if (valid && span.y > 0u) {
         level = level_entry(span, tid);
@@ -902,6 +903,11 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         if (stage == 2u) {
             next = 0.5 * (start + next);
             next.w = own.w;
+            if ((params.flags & FLAG_LOSSES) != 0u && level == NONE) {
+                let before = next.x;
+                next = apply_losses(b, tid, next, dt);
+                lost = (before - next.x) * geo.dx * geo.dx;
+            }
             if (next.x <= params.dry_depth) {
                 next.y = 0.0;
                 next.z = 0.0;
@@ -930,6 +936,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         }
     }
     workgroupBarrier();
+    if (stage == 2u && (params.flags & FLAG_LOSSES) != 0u) {
+        add_block_loss(b, tid, lost);
+    }
     // (Without skipping dry blocks every step launches every block: nothing to mark.)
     let marking = FLAG_END_IN_STAGE2 | FLAG_SKIP_DRY;
     if (stage == 2u && (params.flags & marking) == marking && tid <= NB_SLOTS) {

@@ -1,6 +1,6 @@
 //! The water a run must account for, and the check that stops a run whose account does not
 //! close: stored water must equal the initial water plus what came in (boundaries, sources,
-//! rain) minus what left, within `numerics.max_mass_error`. A run past that bound cannot
+//! rain) minus what left (boundaries, losses to the ground), within `numerics.max_mass_error`. A run past that bound cannot
 //! vouch for its maps, so it stops and says when, by how much and where the water moved.
 
 use crate::error::Error;
@@ -14,16 +14,18 @@ pub struct Balance {
     pub inflow: f64,
     pub outflow: f64,
     pub rain: f64,
+    /// Lost to the ground (`[losses]`).
+    pub losses: f64,
     pub storage: f64,
 }
 
 impl Balance {
     /// Stored water less the water accounted for.
     pub fn excess(&self) -> f64 {
-        self.storage - (self.initial + self.inflow - self.outflow + self.rain)
+        self.storage - (self.initial + self.inflow - self.outflow + self.rain - self.losses)
     }
 
-    /// (final − initial − in + out − rain) / (initial + in + rain).
+    /// (final − initial − in + out − rain + losses) / (initial + in + rain).
     pub fn error_rel(&self) -> f64 {
         self.excess() / (self.initial + self.inflow + self.rain).max(1e-300)
     }
@@ -38,13 +40,14 @@ pub fn check(model: &Model, t: f64, b: &Balance) -> Result<(), Error> {
         return Ok(());
     }
     let mut message = format!(
-        "the mass balance broke by t = {t:.3} s: the domain holds {:.6e} m³ where {:.6e} m³ are accounted for (initial {:.4e}, in {:.4e}, out {:.4e}, rain {:.4e}); relative error {error:.2e} exceeds numerics.max_mass_error = {bound:.0e}",
+        "the mass balance broke by t = {t:.3} s: the domain holds {:.6e} m³ where {:.6e} m³ are accounted for (initial {:.4e}, in {:.4e}, out {:.4e}, rain {:.4e}, losses {:.4e}); relative error {error:.2e} exceeds numerics.max_mass_error = {bound:.0e}",
         b.storage,
         b.storage - b.excess(),
         b.initial,
         b.inflow,
         b.outflow,
         b.rain,
+        b.losses,
     );
     message += &format!("; {}", forcing_report(model, t, b));
     if error.is_nan() {
@@ -120,6 +123,7 @@ mod tests {
             inflow: 50.0,
             outflow: 30.0,
             rain: 50.0,
+            losses: 0.0,
             storage: 170.2,
         };
         assert!((b.excess() - 0.2).abs() < 1e-12);

@@ -62,19 +62,22 @@ pub struct Summary {
     pub mass_inflow: f64,
     pub mass_outflow: f64,
     pub mass_rain: f64,
+    /// Lost to the ground (`[losses]`).
+    pub mass_losses: f64,
     pub max_depth: f64,
     pub host_us_per_step: f64,
     pub json: serde_json::Value,
 }
 
 impl Summary {
-    /// (final − initial − in + out − rain) / (initial + in + rain).
+    /// (final − initial − in + out − rain + losses) / (initial + in + rain).
     pub fn mass_error_rel(&self) -> f64 {
         Balance {
             initial: self.mass_initial,
             inflow: self.mass_inflow,
             outflow: self.mass_outflow,
             rain: self.mass_rain,
+            losses: self.mass_losses,
             storage: self.mass_final,
         }
         .error_rel()
@@ -448,6 +451,7 @@ fn finish<'s>(
     let (model, dir) = (run.model, &run.opts.out_dir);
     let snapshot = timed(&mut clock.reading, || sim.snapshot());
     let (mass_inflow, mass_outflow) = sim.edge_volumes();
+    let mass_losses = sim.lost_volume();
     let reports = sim.rank_reports();
     let rebalancing = sim.rebalancing();
     let (Some(snapshot), Some(mut files)) = (snapshot, files) else {
@@ -477,6 +481,12 @@ fn finish<'s>(
             None => Ok(()),
         })
     })?;
+    if model.losses.any() {
+        let infiltrated = grid.from_storage(&snapshot.resume.infiltrated);
+        timed(&mut clock.files, || {
+            outputs::write_infiltration(dir, model, files.maps, &infiltrated).map_err(map_err)
+        })?;
+    }
     writer.finish()?;
     clock.files += writer.waited_s;
     if files.writing.event_left_out.is_none() {
@@ -495,6 +505,7 @@ fn finish<'s>(
         mass_inflow,
         mass_outflow,
         mass_rain: status.rain_depth * model.valid_cells() as f64 * model.cell_area(),
+        mass_losses,
         max_depth: max_depth.iter().cloned().fold(0.0f32, f32::max) as f64,
         host_us_per_step: sim.host_us_per_step(),
         status,
@@ -637,6 +648,7 @@ fn record_balance(
     fields: Option<Arc<Fields>>,
 ) -> Result<()> {
     let (inflow, outflow) = sim.edge_volumes();
+    let losses = sim.lost_volume();
     let rain = sim.status().rain_depth * model.valid_cells() as f64 * model.cell_area();
     let mut verdict = Ok(());
     if let (Some(fields), Some(f)) = (fields, files.as_mut()) {
@@ -646,15 +658,17 @@ fn record_balance(
             .series
             .initial()
             .or(model.resume.is_none().then_some(storage));
-        f.series.record_balance(t, inflow, outflow, rain, storage)?;
+        let mut account = Balance {
+            initial: 0.0,
+            inflow,
+            outflow,
+            rain,
+            losses,
+            storage,
+        };
+        f.series.record_balance(t, &account)?;
         if let Some(initial) = initial {
-            let account = Balance {
-                initial,
-                inflow,
-                outflow,
-                rain,
-                storage,
-            };
+            account.initial = initial;
             verdict = balance::check(model, t, &account);
         }
         if verdict.is_ok() {
@@ -792,6 +806,7 @@ fn summary_json(gpu: &Gpu, model: &Model, s: &Summary) -> serde_json::Value {
         "mass_inflow_m3": s.mass_inflow,
         "mass_outflow_m3": s.mass_outflow,
         "mass_rain_m3": s.mass_rain,
+        "mass_infiltrated_m3": s.mass_losses,
         "mass_error_rel": s.mass_error_rel(),
         "max_depth_m": s.max_depth,
         "adapter": gpu.info.name,

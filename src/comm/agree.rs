@@ -131,6 +131,7 @@ fn sources_of(what: &str) -> &'static str {
     match what {
         "the terrain" => "terrain.path (and [[levee]] lines)",
         "the friction" => "friction.raster or friction.landuse",
+        "the losses" => "losses.landuse or the losses rasters",
         "the initial water" => "initial.raster (or --restart)",
         "the boundaries and forcing" => "each series `csv`, rain.rasters and vector file",
         "the gauges and cross-sections" => "each cross-section's vector file",

@@ -16,6 +16,7 @@ pub const SOLVER: &str = shader!(
     "reconstruct.wgsl",
     "levels.wgsl",
     "flux.wgsl",
+    "losses.wgsl",
     "drymap.wgsl",
     "timestep.wgsl",
     "exchange.wgsl",

@@ -4,7 +4,9 @@
 //! Layout (format 3): the magic line, a JSON header line, then little-endian arrays in
 //! global storage layout: state (h, hu, hv, bed) per stored cell, edge volumes per block,
 //! then, when the run tracks them, the maxima per cell (12 bytes, `scenario::maxima`),
-//! whose time codes follow the clock named in the header; last, the CRC-32 (4 bytes) of
+//! whose time codes follow the clock named in the header; when the run has losses, the
+//! depth each cell has lost (f32) and the volume each block has lost (double-f32); last,
+//! the CRC-32 (4 bytes) of
 //! every byte before it. The header holds the clock and counters, a fingerprint of the
 //! grid, terrain, friction and forcing (`fingerprint`), what each series file held
 //! (`io::series`) and the files the run had written.
@@ -106,6 +108,7 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot, record: &Record) -> std::
         "rain_hi": r.rain.0,
         "rain_lo": r.rain.1,
         "maxima": !r.maxima.is_empty(),
+        "losses": !r.infiltrated.is_empty(),
         "peak_clock": [model.peak_clock.origin, model.peak_clock.quantum],
         "label_decimals": record.label_decimals,
         "series": record.series.iter().map(SeriesMark::json).collect::<Vec<_>>(),
@@ -122,6 +125,8 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot, record: &Record) -> std::
         f.write_all(bytemuck::cast_slice(&s.state))?;
         f.write_all(bytemuck::cast_slice(&r.block_volume))?;
         f.write_all(bytemuck::cast_slice(&r.maxima))?;
+        f.write_all(bytemuck::cast_slice(&r.infiltrated))?;
+        f.write_all(bytemuck::cast_slice(&r.loss_volume))?;
         let crc = f.crc.finalize();
         let mut file = f.inner;
         file.write_all(&crc.to_le_bytes())?;
@@ -186,6 +191,9 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
     let state: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&read(16 * layout.cells)?);
     let block_volume: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&read(16 * layout.blocks)?);
     let maxima: Vec<Peak> = bytemuck::pod_collect_to_vec(&read(layout.maxima_bytes())?);
+    let (cell_bytes, block_bytes) = layout.loss_bytes();
+    let infiltrated: Vec<f32> = bytemuck::pod_collect_to_vec(&read(cell_bytes)?);
+    let loss_volume: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&read(block_bytes)?);
     let mut stored = [0u8; 4];
     f.read_exact(&mut stored)
         .map_err(|_| fail("truncated: the file ends early".into()))?;
@@ -208,6 +216,14 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
             "it holds no maxima but the scenario tracks them: set output.maxima = false".into(),
         ));
     }
+    if model.losses.any() != layout.losses {
+        return Err(fail(format!(
+            "it was written by a run {} losses, and the scenario has {}: restart with the scenario that wrote it",
+            if layout.losses { "with" } else { "without" },
+            if model.losses.any() { "[losses]" } else { "none" }
+        )));
+    }
+    header::check_losses(&infiltrated).map_err(fail)?;
     let resume = Resume {
         t: values.t,
         steps: values.steps,
@@ -222,6 +238,8 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
         } else {
             Vec::new()
         },
+        infiltrated,
+        loss_volume,
     };
     let title_times = Resolution::for_run(
         model.t_start,

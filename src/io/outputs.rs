@@ -274,6 +274,25 @@ pub fn write_maxima(
     )
 }
 
+/// The depth each cell lost to the ground over the run (finest level, `infiltrated` in m),
+/// in mm as loss parameters are given.
+pub fn write_infiltration(
+    dir: &Path,
+    model: &Model,
+    maps: &Maps,
+    infiltrated: &[f32],
+) -> std::io::Result<Vec<PathBuf>> {
+    let band = Band::new(
+        "cumulative infiltration: depth lost to the ground ([losses])",
+        "mm",
+        |c| Some(1e3 * infiltrated[c] as f64),
+    );
+    write_maps(
+        maps.bed.len(),
+        vec![maps.task(dir, model, "infiltration".into(), band)],
+    )
+}
+
 pub fn write_depth_png(
     dir: &Path,
     name: &str,

@@ -6,6 +6,7 @@
 //! a restart checks them, cuts each file back to that length and appends, so that a run
 //! stopped and restarted writes the same bytes as one never stopped.
 
+use crate::balance::Balance;
 use crate::error::InputError;
 use crate::scenario::model::Model;
 use crate::scenario::reference::TimeReference;
@@ -207,9 +208,16 @@ fn layout(model: &Model) -> Vec<(String, String)> {
             );
             (format!("section_{stem}.csv"), header)
         });
+    // The losses' column only where the scenario has losses: other runs' files stay as
+    // they were.
+    let losses = if model.losses.any() {
+        "infiltrated_m3,"
+    } else {
+        ""
+    };
     let balance = (
         BALANCE.to_string(),
-        format!("{time},inflow_m3,outflow_m3,rain_m3,storage_m3,error_m3,error_rel"),
+        format!("{time},inflow_m3,outflow_m3,rain_m3,{losses}storage_m3,error_m3,error_rel"),
     );
     gauges.chain(sections).chain([balance]).collect()
 }
@@ -227,6 +235,8 @@ pub struct Series {
     initial: Option<f64>,
     /// Dates the rows' times, in a column after the seconds.
     reference: Option<TimeReference>,
+    /// The balance has a column of losses to the ground.
+    losses: bool,
 }
 
 impl Series {
@@ -284,6 +294,7 @@ impl Series {
             balance,
             initial,
             reference: model.time_reference,
+            losses: model.losses.any(),
         }
     }
 
@@ -334,21 +345,26 @@ impl Series {
         Ok(())
     }
 
-    pub fn record_balance(
-        &mut self,
-        t: f64,
-        inflow: f64,
-        outflow: f64,
-        rain: f64,
-        storage: f64,
-    ) -> std::io::Result<()> {
-        let initial = *self.initial.get_or_insert(storage);
-        let error = storage - (initial + inflow - outflow + rain);
-        let scale = (initial + inflow + rain).max(1e-300);
+    /// A row of the balance at time t: `b` as the run counted it, less the initial water,
+    /// which the file keeps (the first row's storage).
+    pub fn record_balance(&mut self, t: f64, b: &Balance) -> std::io::Result<()> {
+        let b = Balance {
+            initial: *self.initial.get_or_insert(b.storage),
+            ..*b
+        };
         let date = self.date(t);
+        let losses = match self.losses {
+            true => format!(",{}", b.losses),
+            false => String::new(),
+        };
         self.balance.push(format_args!(
-            "{t}{date},{inflow},{outflow},{rain},{storage},{error},{}",
-            error / scale
+            "{t}{date},{},{},{}{losses},{},{},{}",
+            b.inflow,
+            b.outflow,
+            b.rain,
+            b.storage,
+            b.excess(),
+            b.error_rel()
         ))
     }
 

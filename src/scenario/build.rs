@@ -179,6 +179,10 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let points = storage_points(&grid, &frame);
     let (depth, hu, hv) = initial(&spec.initial, &points, &frame, &grid, datum, &mut bed, dir)?;
     let manning = grid.to_storage(&friction(&spec.friction, &frame, dir)?, 0.0);
+    let losses = match &spec.losses {
+        Some(l) => super::losses::build(l, &frame, &grid, dir)?,
+        None => Default::default(),
+    };
     let rain = match &spec.rain {
         Some(r) => rain(r, &grid, &frame, &points, &bed, dir, &mut series_list)?,
         None => Rain::default(),
@@ -200,6 +204,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         hu,
         hv,
         manning,
+        losses,
         bc_edge,
         bc_defs,
         series: series_list.into_series(),

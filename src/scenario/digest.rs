@@ -185,17 +185,29 @@ fn inputs(m: &Model) -> Vec<(&'static str, u64)> {
             &mut restart,
             &(r.t, r.steps, r.cell_updates, r.dt_cfl.to_bits(), r.rain),
         );
-        restart.pod(&r.block_volume).pod(&r.maxima);
+        restart
+            .pod(&r.block_volume)
+            .pod(&r.maxima)
+            .pod(&r.infiltrated)
+            .pod(&r.loss_volume);
     }
     vec![
         ("the terrain", terrain.finish()),
         ("the friction", Digest::default().pod(&m.manning).finish()),
+        ("the losses", losses_digest(m)),
         ("the initial water", water.finish()),
         ("the boundaries and forcing", forcing.finish()),
         ("the gauges and cross-sections", probes.finish()),
         ("the times, numerics and outputs", run.finish()),
         ("the restart state", restart.finish()),
     ]
+}
+
+fn losses_digest(m: &Model) -> u64 {
+    let mut d = Digest::default();
+    d.pod(&m.losses.cells).pod(&m.losses.classes);
+    d.text(&format!("{:?}", m.losses.model));
+    d.finish()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod drainage;
 pub mod fields;
 pub mod forcing_limits;
 pub mod limits;
+pub mod losses;
 pub mod maxima;
 pub mod model;
 mod nodata;

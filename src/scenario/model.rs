@@ -149,6 +149,11 @@ pub struct Resume {
     pub block_volume: Vec<[f32; 4]>,
     /// Per stored cell (storage layout); empty when the run tracks no maxima.
     pub maxima: Vec<Peak>,
+    /// Per stored cell, the depth (m) lost to the ground so far; empty without losses.
+    pub infiltrated: Vec<f32>,
+    /// Per global block, the volume (m³) lost to the ground so far (double-f32); empty
+    /// without losses.
+    pub loss_volume: Vec<[f32; 2]>,
 }
 
 /// Where rain falls: a series per stored cell (uniform rain, or rain zones).
@@ -213,6 +218,8 @@ pub struct Model {
     pub hv: Vec<f32>,
     /// Manning's n per cell.
     pub manning: Vec<f32>,
+    /// Losses to the ground (`[losses]`); none by default.
+    pub losses: super::losses::Losses,
     /// Boundary condition index per edge cell: west (ny), east (ny), south (nx), north (nx).
     pub bc_edge: Vec<u32>,
     pub bc_defs: Vec<BcDef>,
@@ -348,6 +355,7 @@ impl Model {
             hu: pick(&self.hu),
             hv: pick(&self.hv),
             manning: pick(&self.manning),
+            losses: self.losses.localize(global),
             bc_edge: self.bc_edge.clone(),
             bc_defs: self.bc_defs.clone(),
             series: self.series.clone(),
@@ -384,6 +392,16 @@ impl Model {
                     Vec::new()
                 } else {
                     pick_blocks(&r.maxima, global)
+                },
+                infiltrated: if r.infiltrated.is_empty() {
+                    Vec::new()
+                } else {
+                    pick_blocks(&r.infiltrated, global)
+                },
+                loss_volume: if r.loss_volume.is_empty() {
+                    Vec::new()
+                } else {
+                    global.iter().map(|&g| r.loss_volume[g as usize]).collect()
                 },
                 ..r.clone()
             }),
@@ -428,7 +446,7 @@ fn local_sources(sources: &[SourceCell], blocks: &[u32]) -> Vec<SourceCell> {
 }
 
 /// The cells of the given blocks, in that order.
-fn pick_blocks<T: Copy>(field: &[T], blocks: &[u32]) -> Vec<T> {
+pub(crate) fn pick_blocks<T: Copy>(field: &[T], blocks: &[u32]) -> Vec<T> {
     let cells = crate::grid::CELLS_PER_BLOCK;
     blocks
         .iter()

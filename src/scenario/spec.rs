@@ -19,6 +19,8 @@ pub struct Spec {
     #[serde(default)]
     pub boundary: BoundarySpec,
     pub rain: Option<RainSpec>,
+    /// Losses to the ground: initial and continuing, or Green-Ampt.
+    pub losses: Option<super::losses::LossesSpec>,
     #[serde(default, rename = "gauge")]
     pub gauges: Vec<GaugeSpec>,
     /// Discharges into the domain away from its edges: at a point, along a line, or over a

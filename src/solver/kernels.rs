@@ -26,7 +26,8 @@ pub mod binding {
     pub const BLOCK_VOLUME: u32 = 15;
     pub const MAXIMA: u32 = 16;
     pub const SOURCES: u32 = 17;
-    pub const COUNT: u32 = 18;
+    pub const LOSSES: u32 = 18;
+    pub const COUNT: u32 = 19;
 }
 
 fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {

@@ -11,6 +11,7 @@
 
 pub(crate) mod forcing;
 pub mod kernels;
+mod loss_table;
 pub mod profile;
 pub mod ranks;
 
@@ -36,6 +37,8 @@ const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_END_IN_STAGE2: u32 = 8;
 const FLAG_CLASSES_IN_ORDER: u32 = 16;
 const FLAG_PLAN_AHEAD: u32 = 32;
+const FLAG_LOSSES: u32 = 64;
+const FLAG_GREEN_AMPT: u32 = 128;
 const INF_BITS: u32 = 0x7f80_0000;
 /// `sim.dt` of a restart's initial scan (timestep.wgsl).
 const RESUMED_SCAN: f32 = -2.0;
@@ -306,6 +309,7 @@ struct Buffers {
     dispatch: [wgpu::Buffer; 2],
     block_volume: wgpu::Buffer,
     maxima: wgpu::Buffer,
+    losses: wgpu::Buffer,
     /// Every buffer of the bind group, in binding order.
     all: Vec<wgpu::Buffer>,
 }
@@ -436,6 +440,8 @@ pub struct Simulation<'g> {
     nblocks: u32,
     split: Split,
     scan_groups: u32,
+    /// Some cells lose water to the ground (`[losses]`).
+    has_losses: bool,
     /// The dispatches of each step, in order.
     steps: Vec<StepKernel>,
     /// Continuing from a checkpoint.
@@ -527,6 +533,7 @@ impl<'g> Simulation<'g> {
             nblocks,
             split,
             scan_groups,
+            has_losses: model.losses.any(),
             resumed: model.resume.is_some(),
             status: Status {
                 t: model.t_start,
@@ -934,6 +941,7 @@ impl<'g> Simulation<'g> {
         let cells = own * CELLS_PER_BLOCK;
         let r: SimRecord = self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0];
         let tracked = self.buffers.maxima.size() as usize >= cells * size_of::<Peak>();
+        let (infiltrated, loss_volume) = self.read_losses();
         Snapshot {
             state: self.gpu.read_buffer(&self.buffers.state_a, 0, cells),
             resume: Resume {
@@ -950,6 +958,8 @@ impl<'g> Simulation<'g> {
                 } else {
                     Vec::new()
                 },
+                infiltrated,
+                loss_volume,
             },
         }
     }
@@ -988,6 +998,39 @@ impl<'g> Simulation<'g> {
         };
         staging.unmap();
         values.iter().map(|s| [s[0], s[1], s[2]]).collect()
+    }
+
+    /// The own blocks' cumulative loss per cell and lost volume per block; empty without
+    /// losses.
+    fn read_losses(&self) -> (Vec<f32>, Vec<[f32; 2]>) {
+        if !self.has_losses {
+            return (Vec::new(), Vec::new());
+        }
+        let own = self.split.own as usize;
+        let words: Vec<u32> = self.gpu.read_buffer(
+            &self.buffers.losses,
+            0,
+            self.buffers.losses.size() as usize / 4,
+        );
+        let (offset, count) = loss_table::volume_range(self.nblocks as usize, own);
+        let start = offset as usize / 4;
+        let volumes = bytemuck::cast_slice(&words[start..start + 2 * count]).to_vec();
+        (loss_table::infiltrated(&words, own), volumes)
+    }
+
+    /// The own blocks' volumes (m³) lost to the ground so far, per block (double-f32).
+    pub fn block_losses(&self) -> Vec<[f32; 2]> {
+        if !self.has_losses {
+            return Vec::new();
+        }
+        let (offset, count) =
+            loss_table::volume_range(self.nblocks as usize, self.split.own as usize);
+        self.gpu.read_buffer(&self.buffers.losses, offset, count)
+    }
+
+    /// Volume (m³) lost to the ground so far, summed in f64.
+    pub fn lost_volume(&self) -> f64 {
+        loss_table::sum(&self.block_losses())
     }
 
     /// Volumes (m³) that entered and left through the domain edge so far, summed in f64.
@@ -1063,6 +1106,12 @@ fn params_of(model: &Model, split: Split) -> Params {
     }
     if split.plans_ahead {
         flags |= FLAG_PLAN_AHEAD;
+    }
+    if model.losses.any() {
+        flags |= FLAG_LOSSES;
+        if model.losses.model == Some(crate::scenario::losses::LossModel::GreenAmpt) {
+            flags |= FLAG_GREEN_AMPT;
+        }
     }
     let [edge_w, edge_e, edge_s, edge_n] = model.edge_offsets();
     Params {
@@ -1187,6 +1236,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("block_volume", &block_volume, storage),
         gpu.buffer_with("maxima", &maxima, storage),
         gpu.buffer_with("sources", &source_table(model), storage),
+        gpu.buffer_with("losses", &loss_table::words(model), storage),
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
@@ -1198,6 +1248,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         dispatch,
         block_volume: pick(binding::BLOCK_VOLUME),
         maxima: pick(binding::MAXIMA),
+        losses: pick(binding::LOSSES),
         all: Vec::new(),
     };
     (buffers, all)
@@ -1374,6 +1425,8 @@ pub trait Stepper {
     /// (h, hu, hv) at the given finest cells.
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>>;
     fn edge_volumes(&self) -> (f64, f64);
+    /// Volume (m³) lost to the ground so far (0 without losses).
+    fn lost_volume(&self) -> f64;
     fn host_us_per_step(&self) -> f64;
     /// GPU time per kernel and step, when profiling.
     fn profile(&self) -> Option<profile::Profile> {
@@ -1420,6 +1473,9 @@ impl Stepper for Simulation<'_> {
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Simulation::edge_volumes(self)
+    }
+    fn lost_volume(&self) -> f64 {
+        Simulation::lost_volume(self)
     }
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.host_record_s + self.host_submit_s) / self.host_steps.max(1) as f64

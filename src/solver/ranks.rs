@@ -907,6 +907,10 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let block_volume = self.gather_blocks(mine.resume.block_volume, 1);
         let tracked = !mine.resume.maxima.is_empty();
         let maxima = tracked.then(|| self.gather_blocks(mine.resume.maxima, CELLS_PER_BLOCK));
+        let losing = !mine.resume.infiltrated.is_empty();
+        let infiltrated =
+            losing.then(|| self.gather_blocks(mine.resume.infiltrated, CELLS_PER_BLOCK));
+        let loss_volume = losing.then(|| self.gather_blocks(mine.resume.loss_volume, 1));
         let own = self.own_cell_updates(mine.resume.cell_updates);
         let cell_updates = self.resumed_cell_updates() + self.comm.sum_f64(own as f64) as u64;
         Some(Snapshot {
@@ -914,6 +918,8 @@ impl<'g, 'c> Ranked<'g, 'c> {
             resume: Resume {
                 block_volume: block_volume?,
                 maxima: maxima.map_or(Some(Vec::new()), |m| m)?,
+                infiltrated: infiltrated.map_or(Some(Vec::new()), |m| m)?,
+                loss_volume: loss_volume.map_or(Some(Vec::new()), |m| m)?,
                 cell_updates,
                 ..mine.resume
             },
@@ -978,6 +984,17 @@ impl<'g, 'c> Ranked<'g, 'c> {
         self.comm.abort(1)
     }
 
+    /// Volume lost to the ground, summed in global block order on rank 0 (the same bits
+    /// on any number of ranks); 0 on other ranks.
+    pub fn lost_volume(&self) -> f64 {
+        let mine = self.sim.block_losses();
+        if mine.is_empty() {
+            return 0.0;
+        }
+        self.gather_blocks(mine, 1)
+            .map_or(0.0, |all| super::loss_table::sum(&all))
+    }
+
     /// Volumes in and out through the domain edge, summed in global block order on rank 0
     /// (so the sum has the same bits on any number of ranks); (0, 0) on other ranks.
     pub fn edge_volumes(&self) -> (f64, f64) {
@@ -1018,6 +1035,9 @@ impl Stepper for Ranked<'_, '_> {
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Ranked::edge_volumes(self)
+    }
+    fn lost_volume(&self) -> f64 {
+        Ranked::lost_volume(self)
     }
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.sim.host_record_s + self.sim.host_submit_s) / self.sim.host_steps.max(1) as f64

@@ -194,6 +194,7 @@ impl Run {
             inflow,
             outflow,
             rain: 0.0,
+            losses: 0.0,
             storage: self.model.volume(&fields.depth),
         }
         .error_rel()

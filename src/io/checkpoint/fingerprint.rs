@@ -9,7 +9,7 @@ use crate::scenario::model::Model;
 const PARTS: [(&str, &str); 7] = [
     ("grid", "the grid"),
     ("terrain", "the terrain"),
-    ("friction", "the friction"),
+    ("friction", "the friction or the losses"),
     ("boundaries", "the boundary conditions"),
     ("series", "the time series (inflow, stage and rain rates)"),
     ("sources", "the sources"),
@@ -56,7 +56,17 @@ impl Fingerprint {
             .bytes(bytemuck::cast_slice(&model.bed))
             .f64s(&[model.datum])
             .done();
-        let friction = c.bytes(bytemuck::cast_slice(&model.manning)).done();
+        c.bytes(bytemuck::cast_slice(&model.manning));
+        // Only where the run has losses, so that the checkpoints of runs without them
+        // keep their fingerprint.
+        if model.losses.any() {
+            c.bytes(bytemuck::cast_slice(&model.losses.cells))
+                .bytes(bytemuck::cast_slice(&model.losses.classes))
+                .bytes(&[u8::from(
+                    model.losses.model == Some(crate::scenario::losses::LossModel::GreenAmpt),
+                )]);
+        }
+        let friction = c.done();
         let boundaries = c
             .bytes(bytemuck::cast_slice(&model.bc_edge))
             .bytes(bytemuck::cast_slice(&model.bc_defs))

@@ -12,6 +12,8 @@ pub struct Layout {
     pub cells: u64,
     pub blocks: u64,
     pub maxima: bool,
+    /// The depth each cell and the volume each block lost to the ground follow.
+    pub losses: bool,
 }
 
 impl Layout {
@@ -22,8 +24,17 @@ impl Layout {
         }
     }
 
+    /// Bytes of the lost depths (per cell) and lost volumes (per block).
+    pub fn loss_bytes(&self) -> (u64, u64) {
+        match self.losses {
+            true => (4 * self.cells, 8 * self.blocks),
+            false => (0, 0),
+        }
+    }
+
     pub fn array_bytes(&self) -> u64 {
-        16 * self.cells + 16 * self.blocks + self.maxima_bytes()
+        let (cells, blocks) = self.loss_bytes();
+        16 * self.cells + 16 * self.blocks + self.maxima_bytes() + cells + blocks
     }
 }
 
@@ -45,6 +56,13 @@ pub fn layout(h: &Value, model: &Model) -> Result<Layout, String> {
         maxima: h["maxima"]
             .as_bool()
             .ok_or_else(|| bad("maxima", "true or false", &h["maxima"]))?,
+        // Absent in checkpoints written before losses existed.
+        losses: match &h["losses"] {
+            Value::Null => false,
+            v => v
+                .as_bool()
+                .ok_or_else(|| bad("losses", "true or false", v))?,
+        },
     };
     let (cells, blocks) = (
         model.grid.stored_cells() as u64,
@@ -247,6 +265,20 @@ pub fn check_state(state: &[[f32; 4]]) -> Result<(), String> {
         Some(k) => Err(format!(
             "damaged: stored cell {k} holds (h, hu, hv, bed) = {:?}",
             state[k]
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Lost depths must be numbers >= 0: a damaged one would skew the mass balance.
+pub fn check_losses(infiltrated: &[f32]) -> Result<(), String> {
+    match infiltrated
+        .iter()
+        .position(|f| !(*f >= 0.0 && f.is_finite()))
+    {
+        Some(k) => Err(format!(
+            "damaged: stored cell {k} lost {} m to the ground",
+            infiltrated[k]
         )),
         None => Ok(()),
     }

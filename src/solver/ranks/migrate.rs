@@ -105,6 +105,9 @@ struct BlockData {
     state: Vec<[f32; 4]>,
     volume: [f32; 4],
     maxima: Vec<Peak>,
+    /// The cells' lost depths and the block's lost volume, when the run has losses.
+    infiltrated: Vec<f32>,
+    lost: [f32; 2],
 }
 
 impl BlockData {
@@ -112,24 +115,41 @@ impl BlockData {
         let cells = l * CELLS_PER_BLOCK..(l + 1) * CELLS_PER_BLOCK;
         let r = &snapshot.resume;
         let tracked = !r.maxima.is_empty();
+        let losing = !r.infiltrated.is_empty();
         BlockData {
             state: snapshot.state[cells.clone()].to_vec(),
             volume: r.block_volume[l],
             maxima: if tracked {
-                r.maxima[cells].to_vec()
+                r.maxima[cells.clone()].to_vec()
             } else {
                 Vec::new()
             },
+            infiltrated: if losing {
+                r.infiltrated[cells].to_vec()
+            } else {
+                Vec::new()
+            },
+            lost: if losing { r.loss_volume[l] } else { [0.0; 2] },
         }
     }
 
     /// Bytes on the wire: a ghost needs its state alone, an owner everything.
-    fn bytes(tracked: bool, owner: bool) -> usize {
-        match (owner, tracked) {
-            (false, _) => 16 * CELLS_PER_BLOCK,
-            (true, false) => 16 * CELLS_PER_BLOCK + 16,
-            (true, true) => (16 + PEAK_BYTES) * CELLS_PER_BLOCK + 16,
+    fn bytes(parts: Parts, owner: bool) -> usize {
+        let state = 16 * CELLS_PER_BLOCK;
+        if !owner {
+            return state;
         }
+        let maxima = if parts.tracked {
+            PEAK_BYTES * CELLS_PER_BLOCK
+        } else {
+            0
+        };
+        let losses = if parts.losing {
+            4 * CELLS_PER_BLOCK + 8
+        } else {
+            0
+        };
+        state + 16 + maxima + losses
     }
 
     fn write(&self, out: &mut Vec<u8>, owner: bool) {
@@ -137,29 +157,51 @@ impl BlockData {
         if owner {
             out.extend_from_slice(bytemuck::bytes_of(&self.volume));
             out.extend_from_slice(bytemuck::cast_slice(&self.maxima));
+            if !self.infiltrated.is_empty() {
+                out.extend_from_slice(bytemuck::cast_slice(&self.infiltrated));
+                out.extend_from_slice(bytemuck::bytes_of(&self.lost));
+            }
         }
     }
 
     /// A block as written by `write`; a ghost's other parts arrive as zeros (the solver
     /// never reads a ghost's edge volumes or maxima).
-    fn read(bytes: &[u8], tracked: bool, owner: bool) -> BlockData {
+    fn read(bytes: &[u8], parts: Parts, owner: bool) -> BlockData {
         let n = CELLS_PER_BLOCK;
         let (state, rest) = bytes.split_at(16 * n);
-        let tracked_cells = if tracked { n } else { 0 };
+        let tracked_cells = if parts.tracked { n } else { 0 };
+        let losing_cells = if parts.losing { n } else { 0 };
         if !owner {
             return BlockData {
                 state: bytemuck::pod_collect_to_vec(state),
                 volume: [0.0; 4],
                 maxima: vec![Peak::default(); tracked_cells],
+                infiltrated: vec![0.0; losing_cells],
+                lost: [0.0; 2],
             };
         }
-        let (volume, maxima) = rest.split_at(16);
+        let (volume, rest) = rest.split_at(16);
+        let (maxima, rest) = rest.split_at(PEAK_BYTES * tracked_cells);
+        let (infiltrated, rest) = rest.split_at(4 * losing_cells);
         BlockData {
             state: bytemuck::pod_collect_to_vec(state),
             volume: bytemuck::pod_read_unaligned(volume),
-            maxima: bytemuck::pod_collect_to_vec(&maxima[..PEAK_BYTES * tracked_cells]),
+            maxima: bytemuck::pod_collect_to_vec(maxima),
+            infiltrated: bytemuck::pod_collect_to_vec(infiltrated),
+            lost: if parts.losing {
+                bytemuck::pod_read_unaligned(&rest[..8])
+            } else {
+                [0.0; 2]
+            },
         }
     }
+}
+
+/// Which optional parts a run's blocks carry.
+#[derive(Clone, Copy)]
+struct Parts {
+    tracked: bool,
+    losing: bool,
 }
 
 /// Water volume (m³) of local block `l` of a state in storage layout, summed in f64.
@@ -328,7 +370,10 @@ impl Ranked<'_, '_> {
         let grid = &self.model.grid;
         let old = self.partition.clone();
         let snapshot = self.sim.read_snapshot();
-        let tracked = !snapshot.resume.maxima.is_empty();
+        let parts = Parts {
+            tracked: !snapshot.resume.maxima.is_empty(),
+            losing: self.model.losses.any(),
+        };
         let held = holders(grid, &p);
         // Sends: each own block to every rank that holds it now and did not own it.
         let local = LocalGrid::new(grid, &p, me);
@@ -370,7 +415,7 @@ impl Ranked<'_, '_> {
             let owner = |g: u32| p.owner[g as usize] as usize == me;
             let sizes: Vec<usize> = incoming[q]
                 .iter()
-                .map(|&g| BlockData::bytes(tracked, owner(g)))
+                .map(|&g| BlockData::bytes(parts, owner(g)))
                 .collect();
             if got[k].len() != sizes.iter().sum::<usize>() {
                 return Err(Error::Gpu(format!(
@@ -381,10 +426,7 @@ impl Ranked<'_, '_> {
             }
             let mut at = 0;
             for (&g, size) in incoming[q].iter().zip(sizes) {
-                arrived.insert(
-                    g,
-                    BlockData::read(&got[k][at..at + size], tracked, owner(g)),
-                );
+                arrived.insert(g, BlockData::read(&got[k][at..at + size], parts, owner(g)));
                 at += size;
             }
         }
@@ -515,6 +557,15 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
             .iter()
             .flat_map(|b| b.maxima.iter().copied())
             .collect(),
+        infiltrated: blocks
+            .iter()
+            .flat_map(|b| b.infiltrated.iter().copied())
+            .collect(),
+        loss_volume: if model.losses.any() {
+            blocks.iter().map(|b| b.lost).collect()
+        } else {
+            Vec::new()
+        },
     };
     m.continue_from(&state, resume);
     m

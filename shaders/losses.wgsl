@@ -1,0 +1,98 @@
+// Losses: water standing on a cell soaks into the ground (src/scenario/losses.rs).
+//
+// Applied once a step, to stage 2's result: the loss takes water that is there (rain and
+// run-on alike, as HEC-RAS 2D does), never more, so it keeps depths positive and cannot
+// make a step unstable, and it bounds no time step. The `losses` buffer (u32 words):
+//   [0, nblocks)          per block, where its cells' cumulative loss F (m, f32 bits)
+//                         starts; NONE for a block without losses
+//   [nblocks, 2 nblocks)  per block, its cells' class: a class all of them share, or
+//                         LOSS_PER_CELL | where its 256 cells' classes start
+//   [2 nblocks, 4 nblocks) per block, the volume lost so far (m³, double-f32 bits)
+//   [4 nblocks, ...)      per class, two parameters (f32 bits): initial loss (m) and
+//                         continuing loss (m/s), or Green-Ampt's conductivity K (m/s) and
+//                         suction head times moisture deficit (m); then the cells' classes
+//                         and F values the block entries point to.
+
+const LOSS_PER_CELL: u32 = 0x80000000u;
+
+// The class parameters of cell `tid` of block `b`.
+fn loss_parameters(b: u32, tid: u32) -> vec2<f32> {
+    var entry = losses[params.nblocks + b];
+    if ((entry & LOSS_PER_CELL) != 0u) {
+        entry = losses[(entry & ~LOSS_PER_CELL) + tid];
+    }
+    let at = 4u * params.nblocks + 2u * entry;
+    return vec2<f32>(bitcast<f32>(losses[at]), bitcast<f32>(losses[at + 1u]));
+}
+
+// The depth (m) the ground can take in a step of dt from `depth` of water, where it has
+// taken `taken` so far. The continuing loss starts once the initial loss is met.
+fn loss_capacity(p: vec2<f32>, taken: f32, depth: f32, dt: f32) -> f32 {
+    if ((params.flags & FLAG_GREEN_AMPT) != 0u) {
+        return green_ampt_step(p.x, p.y, taken, dt);
+    }
+    let initial = max(p.x - taken, 0.0);
+    return initial + select(0.0, p.y * dt, depth > initial);
+}
+
+// Green-Ampt under ponding, dF/dt = K (1 + psi_dtheta / F), integrated by the implicit
+// midpoint rule: dF = K dt (1 + psi_dtheta / (F + dF / 2)) is a quadratic in dF whose
+// positive root is -b + sqrt(b² + c), written so neither form cancels (second order in
+// dt, exact as F grows and the rate tends to K, and finite at F = 0).
+fn green_ampt_step(k: f32, psi_dtheta: f32, f: f32, dt: f32) -> f32 {
+    let kdt = k * dt;
+    let b = f - 0.5 * kdt;
+    let c = 2.0 * kdt * (f + psi_dtheta);
+    let root = sqrt(b * b + c);
+    if (b >= 0.0) {
+        return c / (b + root);
+    }
+    return root - b;
+}
+
+// Cell `tid` of block `b` after its losses in a step of dt: the ground takes what it can
+// of the water on the cell, whose velocity stays as it was. Records the cell's new F.
+fn apply_losses(b: u32, tid: u32, s: vec4<f32>, dt: f32) -> vec4<f32> {
+    let base = losses[b];
+    if (base == NONE || s.x <= 0.0) {
+        return s;
+    }
+    let taken = bitcast<f32>(losses[base + tid]);
+    let p = loss_parameters(b, tid);
+    let h = max(s.x - loss_capacity(p, taken, s.x, dt), 0.0);
+    // What the cell lost exactly, in f32: what the balance counts and F adds.
+    let lost = s.x - h;
+    losses[base + tid] = bitcast<u32>(taken + lost);
+    var out = vec4<f32>(h, s.y, s.z, s.w);
+    if (h > params.dry_depth) {
+        let keep = h / s.x;
+        out.y *= keep;
+        out.z *= keep;
+    } else {
+        out.y = 0.0;
+        out.z = 0.0;
+    }
+    return out;
+}
+
+// Adds the block's loss this step, the sum of `lost` (m³ of each thread's cell) over the
+// workgroup, to its running volume. Every thread calls it; uses `tile`, which the step no
+// longer needs.
+fn add_block_loss(b: u32, tid: u32, lost: f32) {
+    if (tid < CELLS_PER_BLOCK) {
+        tile[tid].x = lost;
+    }
+    workgroupBarrier();
+    for (var half = CELLS_PER_BLOCK / 2u; half > 0u; half /= 2u) {
+        if (tid < half) {
+            tile[tid].x += tile[tid + half].x;
+        }
+        workgroupBarrier();
+    }
+    if (tid == 0u && losses[b] != NONE) {
+        let at = 2u * params.nblocks + 2u * b;
+        let sum = df_add(vec2<f32>(bitcast<f32>(losses[at]), bitcast<f32>(losses[at + 1u])), tile[0].x, params.one);
+        losses[at] = bitcast<u32>(sum.x);
+        losses[at + 1u] = bitcast<u32>(sum.y);
+    }
+}
