@@ -15,21 +15,23 @@ use serde_json::Value;
 const RANKS: usize = 4;
 const T: f64 = 12.0;
 
-/// Four ranks to `T`: rank 0's fields and rebalancing log.
-/// Rank 0's fields, rebalancing log and count of steps planned again.
-fn balanced_run(model: &Model) -> (Fields, Vec<Value>, u64) {
+/// Four ranks to `T`: rank 0's fields, rebalancing log, count of steps planned again and
+/// volume lost to the ground.
+fn balanced_run(model: &Model) -> (Fields, Vec<Value>, u64, f64) {
     let p = partition(&model.grid, RANKS, model.partition, &per_block);
     let mut all = common::on_ranks(RANKS, |c| {
         let mut r = Ranked::new(common::gpu(), model, &p, c).expect("a rank");
         r.advance_to(T, &mut |_| {}).expect("the run");
         let replans = r.status().steps_planned_again;
-        (r.read_fields(), r.rebalancing(), replans)
+        let lost = r.lost_volume();
+        (r.read_fields(), r.rebalancing(), replans, lost)
     });
-    let (fields, log, replans) = all.swap_remove(0);
+    let (fields, log, replans, lost) = all.swap_remove(0);
     (
         fields.expect("fields on rank 0"),
         log.expect("a log on rank 0"),
         replans,
+        lost,
     )
 }
 
@@ -66,7 +68,9 @@ fn check_moves(model: &Model, log: &[Value]) {
 }
 
 /// The shipped scenario, plus forcing that must follow its blocks from rank to rank: a
-/// line source across the wall's east side, an inflow on the west edge and a rain zone.
+/// line source across the wall's east side, an inflow on the west edge and a rain zone;
+/// and losses, whose depth lost so far moves with each block (a block that forgot it
+/// would take its initial loss again).
 fn scenario() -> Model {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/wall-dam-break.toml");
@@ -87,6 +91,11 @@ discharge = 15.0
 polygon = [[20.0, 20.0], [180.0, 60.0], [100.0, 180.0]]
 rate = { time = [0.0, 6.0], value = [0.0, 3000.0] }
 
+[losses]
+model = "initial_continuing"
+initial = 2.0
+continuing = 500.0
+
 [friction]"#,
     );
     common::model(&text)
@@ -95,7 +104,11 @@ rate = { time = [0.0, 6.0], value = [0.0, 3000.0] }
 #[test]
 fn rebalancing_moves_blocks_and_changes_no_bit() {
     let mut model = scenario();
-    let (one, status) = common::run_to(&model, T);
+    let mut sim = quadflood::solver::Simulation::new(common::gpu(), &model).unwrap();
+    sim.advance_to(T, &mut |_| {}).unwrap();
+    let (one, status, one_lost) = (sim.read_fields(), sim.status().clone(), sim.lost_volume());
+    drop(sim);
+    assert!(one_lost > 0.0, "the ground took no water");
     let west_wet = (0..model.nx() * model.ny())
         .filter(|&c| c % model.nx() < 190 && one.depth[c] > 0.0)
         .count();
@@ -119,7 +132,7 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         s.min_busy_share = 0.0;
         s.rule = rule;
         s.payback = payback;
-        let (fields, log, replans) = balanced_run(&model);
+        let (fields, log, replans, lost) = balanced_run(&model);
         println!(
             "{rule}: {} moves, busy time from {}",
             log.len(),
@@ -140,6 +153,7 @@ fn rebalancing_moves_blocks_and_changes_no_bit() {
         }
         check_moves(&model, &log);
         common::assert_same_fields(&one, &fields, &format!("4 ranks, {rule} rule"));
+        assert_eq!(lost.to_bits(), one_lost.to_bits(), "{rule}: lost volume");
         // A move rebuilds each rank's simulation: the count goes with the clock.
         assert_eq!(
             replans, status.steps_planned_again,

@@ -1,12 +1,14 @@
 //! The model as built, for an engineer to check in a GIS before trusting its results (as
 //! TUFLOW's `_check` folder): maps in `check/` of the bed the solver uses (coarse cells
 //! averaged, levees burned in, relative to the datum put back), Manning's n, each cell's
-//! refinement level, and the cells that boundaries, sources and level lines act on.
+//! refinement level, the cells that boundaries, sources and level lines act on, and the
+//! loss parameters (`losses`, with `[losses]` only).
 //! Written when the run starts, in the run's raster format, on the finest grid.
 
 use crate::grid::CELLS_PER_BLOCK;
 use crate::io::outputs::{Band, Maps};
 use crate::io::writer::write_maps;
+use crate::scenario::losses::LossModel;
 use crate::scenario::model::{BcKind, Model};
 use std::path::{Path, PathBuf};
 
@@ -33,9 +35,8 @@ pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<Path
     let forcing = forcing_cells(model);
     let (bed, datum) = (&maps.bed, model.datum);
     let map = |name: &str, band| maps.task(&check, model, name.into(), band);
-    write_maps(
-        bed.len(),
-        vec![
+    let (first, second) = loss_parameters(model);
+    let mut tasks = vec![
             map(
                 CHECK_MAPS[0],
                 Band::new("bed elevation as the solver uses it", "m", move |c| {
@@ -54,8 +55,54 @@ pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<Path
                 CHECK_MAPS[3],
                 Band::new(FORCING_CODES, "code", |c| Some(forcing[c])),
             ),
-        ],
-    )
+    ];
+    if let Some(model_kind) = model.losses.model {
+        let bands = match model_kind {
+            LossModel::InitialContinuing => [("initial loss", "mm"), ("continuing loss", "mm/h")],
+            LossModel::GreenAmpt => [
+                ("Green-Ampt saturated conductivity K", "mm/h"),
+                ("Green-Ampt suction head x moisture deficit", "mm"),
+            ],
+        };
+        let (first, second) = (&first, &second);
+        tasks.push(maps.task_bands(
+            &check,
+            model,
+            LOSSES_MAP.into(),
+            vec![
+                Band::new(bands[0].0, bands[0].1, move |c| Some(first[c])),
+                Band::new(bands[1].0, bands[1].1, move |c| Some(second[c])),
+            ],
+        ));
+    }
+    write_maps(bed.len(), tasks)
+}
+
+/// The check map of the loss parameters, with `[losses]` only.
+pub const LOSSES_MAP: &str = "losses";
+
+/// Each finest cell's two loss parameters in the units the scenario gives them (mm and
+/// mm/h); empty without losses.
+fn loss_parameters(model: &Model) -> (Vec<f64>, Vec<f64>) {
+    let Some(kind) = model.losses.model else {
+        return (Vec::new(), Vec::new());
+    };
+    let (to_first, to_second) = match kind {
+        LossModel::InitialContinuing => (1e3, 3.6e6),
+        LossModel::GreenAmpt => (3.6e6, 1e3),
+    };
+    let stored = model.grid.stored_cells();
+    let pick = |i: usize, scale: f64| -> Vec<f64> {
+        let values: Vec<f32> = (0..stored)
+            .map(|k| model.losses.parameters(k)[i])
+            .collect();
+        model
+            .domain(&values)
+            .into_iter()
+            .map(|v| v as f64 * scale)
+            .collect()
+    };
+    (pick(0, to_first), pick(1, to_second))
 }
 
 /// Each finest cell's block level.
