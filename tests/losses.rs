@@ -148,7 +148,11 @@ fn initial_and_continuing_losses_take_the_rain_their_definition_says() {
     assert!((infiltrated - expected * 1e-3 * area).abs() < 5e-5 * area);
     // The check map gives the parameters as the scenario does (first band: initial loss).
     let initial = read_map(&out.join("check").join("losses.tif"));
-    assert!(initial.iter().all(|&v| (v - 10.0).abs() < 1e-4), "{:?}", &initial[..4]);
+    assert!(
+        initial.iter().all(|&v| (v - 10.0).abs() < 1e-4),
+        "{:?}",
+        &initial[..4]
+    );
     let balance = std::fs::read_to_string(out.join("mass_balance.csv")).unwrap();
     assert!(
         balance.starts_with("time_s,inflow_m3,outflow_m3,rain_m3,infiltrated_m3,storage_m3,"),

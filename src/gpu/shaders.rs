@@ -17,6 +17,7 @@ pub const SOLVER: &str = shader!(
     "levels.wgsl",
     "flux.wgsl",
     "losses.wgsl",
+    "culverts.wgsl",
     "drymap.wgsl",
     "timestep.wgsl",
     "exchange.wgsl",

@@ -37,24 +37,24 @@ pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<Path
     let map = |name: &str, band| maps.task(&check, model, name.into(), band);
     let (first, second) = loss_parameters(model);
     let mut tasks = vec![
-            map(
-                CHECK_MAPS[0],
-                Band::new("bed elevation as the solver uses it", "m", move |c| {
-                    Some(bed[c] as f64 + datum)
-                }),
-            ),
-            map(
-                CHECK_MAPS[1],
-                Band::new("Manning's n", "s/m^(1/3)", |c| Some(manning[c] as f64)),
-            ),
-            map(
-                CHECK_MAPS[2],
-                Band::new("refinement level (0 finest)", "level", |c| Some(levels[c])),
-            ),
-            map(
-                CHECK_MAPS[3],
-                Band::new(FORCING_CODES, "code", |c| Some(forcing[c])),
-            ),
+        map(
+            CHECK_MAPS[0],
+            Band::new("bed elevation as the solver uses it", "m", move |c| {
+                Some(bed[c] as f64 + datum)
+            }),
+        ),
+        map(
+            CHECK_MAPS[1],
+            Band::new("Manning's n", "s/m^(1/3)", |c| Some(manning[c] as f64)),
+        ),
+        map(
+            CHECK_MAPS[2],
+            Band::new("refinement level (0 finest)", "level", |c| Some(levels[c])),
+        ),
+        map(
+            CHECK_MAPS[3],
+            Band::new(FORCING_CODES, "code", |c| Some(forcing[c])),
+        ),
     ];
     if let Some(model_kind) = model.losses.model {
         let bands = match model_kind {
@@ -93,9 +93,7 @@ fn loss_parameters(model: &Model) -> (Vec<f64>, Vec<f64>) {
     };
     let stored = model.grid.stored_cells();
     let pick = |i: usize, scale: f64| -> Vec<f64> {
-        let values: Vec<f32> = (0..stored)
-            .map(|k| model.losses.parameters(k)[i])
-            .collect();
+        let values: Vec<f32> = (0..stored).map(|k| model.losses.parameters(k)[i]).collect();
         model
             .domain(&values)
             .into_iter()

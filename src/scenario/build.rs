@@ -18,7 +18,7 @@ use crate::scenario::spec::*;
 use crate::scenario::{limits, nodata, refine};
 use std::path::{Path, PathBuf};
 
-fn bad(key: &str, message: impl Into<String>) -> InputError {
+pub(crate) fn bad(key: &str, message: impl Into<String>) -> InputError {
     InputError::new(message).at_key(key)
 }
 
@@ -173,6 +173,8 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         return Err(bad(key, why));
     }
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
+    let culverts =
+        super::culverts::build(&spec.culverts, &frame, &mut grid, &elevation, datum, dir)?;
     let sources = stored_sources(&mut grid, &source_cells);
     // Coarse cells take the mean of the finest terrain they cover.
     let mut bed = grid.to_storage(&fine_bed, WALL_BED);
@@ -205,6 +207,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         hv,
         manning,
         losses,
+        culverts,
         bc_edge,
         bc_defs,
         series: series_list.into_series(),
@@ -1162,7 +1165,7 @@ fn segment_def(
 
 /// The vertices of a line or polygon: as written, or read from a vector file, which must
 /// be in the terrain's CRS when both state one.
-fn coords(
+pub(crate) fn coords(
     c: &Coords,
     want: Want,
     key: &str,
@@ -1362,7 +1365,7 @@ fn sections(specs: &[SectionSpec], frame: &Frame, dir: &Path) -> Result<Vec<Sect
 }
 
 /// The finest cell holding map point p.
-fn cell_at(frame: &Frame, p: [f64; 2], key: &str) -> Result<(usize, usize), InputError> {
+pub(crate) fn cell_at(frame: &Frame, p: [f64; 2], key: &str) -> Result<(usize, usize), InputError> {
     let i = ((p[0] - frame.origin.0) / frame.dx).floor();
     let j = ((p[1] - frame.origin.1) / frame.dx).floor();
     if (0.0..frame.nx as f64).contains(&i) && (0.0..frame.ny as f64).contains(&j) {
@@ -1376,7 +1379,7 @@ fn cell_at(frame: &Frame, p: [f64; 2], key: &str) -> Result<(usize, usize), Inpu
 }
 
 /// Cells a polyline crosses, each once, walked in steps of a quarter cell.
-fn line_cells(
+pub(crate) fn line_cells(
     frame: &Frame,
     line: &[[f64; 2]],
     key: &str,

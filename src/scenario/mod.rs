@@ -2,6 +2,7 @@
 //! (`build`, `fields`, `series`), and the resulting [`model::Model`] the solver runs.
 
 pub mod build;
+pub mod culverts;
 pub mod digest;
 pub mod drainage;
 pub mod fields;

@@ -220,6 +220,8 @@ pub struct Model {
     pub manning: Vec<f32>,
     /// Losses to the ground (`[losses]`); none by default.
     pub losses: super::losses::Losses,
+    /// Culverts linking two places (global storage cells).
+    pub culverts: Vec<super::culverts::Culvert>,
     /// Boundary condition index per edge cell: west (ny), east (ny), south (nx), north (nx).
     pub bc_edge: Vec<u32>,
     pub bc_defs: Vec<BcDef>,
@@ -356,6 +358,7 @@ impl Model {
             hv: pick(&self.hv),
             manning: pick(&self.manning),
             losses: self.losses.localize(global),
+            culverts: local_culverts(&self.culverts, global),
             bc_edge: self.bc_edge.clone(),
             bc_defs: self.bc_defs.clone(),
             series: self.series.clone(),
@@ -441,6 +444,32 @@ fn local_sources(sources: &[SourceCell], blocks: &[u32]) -> Vec<SourceCell> {
                 cell: l * cells + s.cell % cells,
                 ..*s
             })
+        })
+        .collect()
+}
+
+/// Culverts with their end cells renumbered to the local storage of blocks `global`;
+/// cells of blocks not held are dropped (a run of several ranks refuses culverts).
+fn local_culverts(
+    culverts: &[super::culverts::Culvert],
+    global: &[u32],
+) -> Vec<super::culverts::Culvert> {
+    let cells = crate::grid::CELLS_PER_BLOCK;
+    let local: std::collections::HashMap<u32, usize> =
+        global.iter().enumerate().map(|(l, &g)| (g, l)).collect();
+    let renumber = |c: &usize| {
+        local
+            .get(&((c / cells) as u32))
+            .map(|l| l * cells + c % cells)
+    };
+    culverts
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            for end in &mut c.ends {
+                end.cells = end.cells.iter().filter_map(renumber).collect();
+            }
+            c
         })
         .collect()
 }

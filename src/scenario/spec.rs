@@ -31,6 +31,9 @@ pub struct Spec {
     /// taken out of the domain (a wall).
     #[serde(default, rename = "levee")]
     pub levees: Vec<LeveeSpec>,
+    /// Barrels linking two places: discharge by Boyd's culvert equations.
+    #[serde(default, rename = "culvert")]
+    pub culverts: Vec<super::culverts::CulvertSpec>,
     /// Lines across which the discharge is recorded at gauge times.
     #[serde(default, rename = "cross_section")]
     pub sections: Vec<SectionSpec>,

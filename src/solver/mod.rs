@@ -9,6 +9,7 @@
 //! after each submission, through a ring of two mappable buffers, so the GPU works on the
 //! next batch while the host looks at the last one.
 
+mod culvert_table;
 pub(crate) mod forcing;
 pub mod kernels;
 mod loss_table;
@@ -107,6 +108,8 @@ struct Params {
     peak_rate: f32,
     /// The share of the last state's CFL limit a step may take (see `CFL_MARGIN`).
     cfl_margin: f32,
+    culvert_count: u32,
+    pad: [u32; 3],
 }
 
 #[repr(C)]
@@ -138,7 +141,13 @@ struct StepKernel {
 /// of each class that has any, then the dry-map and the step's end, which on one rank the
 /// last workgroup of the last stage-2 dispatch takes on (`Split::end_in_stage2`). Building
 /// it compiles the stage pipelines the split runs, before the time loop.
-fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<StepKernel> {
+fn step_kernels(
+    gpu: &Gpu,
+    k: &Kernels,
+    split: Split,
+    scan_groups: u32,
+    culverts: bool,
+) -> Vec<StepKernel> {
     let classes = [
         (
             split.regular,
@@ -152,7 +161,15 @@ fn step_kernels(gpu: &Gpu, k: &Kernels, split: Split, scan_groups: u32) -> Vec<S
         ),
     ];
     let present: Vec<_> = classes.iter().filter(|c| c.0 > 0).collect();
-    let mut kernels = Vec::with_capacity(5);
+    let mut kernels = Vec::with_capacity(6);
+    if culverts {
+        kernels.push(StepKernel {
+            name: "culvert_flows",
+            stage: None,
+            pipeline: k.culvert_flows.clone(),
+            launch: Launch::Groups(1),
+        });
+    }
     for stage in [1, 2] {
         for (i, &&(_, names, args)) in present.iter().enumerate() {
             let last_of_stage = i + 1 == present.len();
@@ -442,6 +459,7 @@ pub struct Simulation<'g> {
     scan_groups: u32,
     /// Some cells lose water to the ground (`[losses]`).
     has_losses: bool,
+    has_culverts: bool,
     /// The dispatches of each step, in order.
     steps: Vec<StepKernel>,
     /// Continuing from a checkpoint.
@@ -514,7 +532,13 @@ impl<'g> Simulation<'g> {
                 mapped_at_creation: false,
             })
         };
-        let steps = step_kernels(gpu, &kernels, split, scan_groups);
+        let steps = step_kernels(
+            gpu,
+            &kernels,
+            split,
+            scan_groups,
+            !model.culverts.is_empty(),
+        );
         let sim = Simulation {
             gpu,
             steps,
@@ -534,6 +558,7 @@ impl<'g> Simulation<'g> {
             split,
             scan_groups,
             has_losses: model.losses.any(),
+            has_culverts: !model.culverts.is_empty(),
             resumed: model.resume.is_some(),
             status: Status {
                 t: model.t_start,
@@ -568,6 +593,11 @@ impl<'g> Simulation<'g> {
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
+            if self.has_culverts {
+                // The first step's dt respects the culverts' discharges too.
+                pass.set_pipeline(&self.kernels.culvert_flows);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
             pass.set_pipeline(&self.kernels.init_speeds);
             let (x, y) = grid_2d(self.split.own);
             pass.dispatch_workgroups(x, y, 1);
@@ -1139,6 +1169,8 @@ fn params_of(model: &Model, split: Split) -> Params {
         peak_origin: model.peak_clock.origin as f32,
         peak_rate: (1.0 / model.peak_clock.quantum) as f32,
         cfl_margin: CFL_MARGIN,
+        culvert_count: model.culverts.len() as u32,
+        pad: [0; 3],
     }
 }
 
@@ -1230,13 +1262,14 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("series_pts", &pts, storage),
         gpu.buffer_with(
             "forcing",
-            &forcing::initial_forcing(model, t_hi as f64 + t_lo as f64),
+            &initial_forcing(model, t_hi as f64 + t_lo as f64),
             storage,
         ),
         gpu.buffer_with("block_volume", &block_volume, storage),
         gpu.buffer_with("maxima", &maxima, storage),
         gpu.buffer_with("sources", &source_table(model), storage),
         gpu.buffer_with("losses", &loss_table::words(model), storage),
+        gpu.buffer_with("culverts", &culvert_table::words(model), storage),
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
@@ -1309,6 +1342,13 @@ fn bc_and_rain_defs(model: &Model) -> Vec<BcDef> {
     model.bc_defs.iter().copied().chain(rain).collect()
 }
 
+/// The series' forcing at time t, then a slot per culvert (its discharge, set each step).
+fn initial_forcing(model: &Model, t: f64) -> Vec<[f32; 4]> {
+    let mut forcing = forcing::initial_forcing(model, t);
+    forcing.extend(vec![[0.0; 4]; model.culverts.len()]);
+    forcing
+}
+
 /// The `sources` table the stage kernel reads (see `shaders/common.wgsl`).
 fn source_table(model: &Model) -> Vec<[u32; 4]> {
     let nb = model.grid.nblocks();
@@ -1335,10 +1375,15 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
             .fold(0.0, f64::max);
         speed[b] = speed[b].max(source_speed(rate * peak, width, model.numerics.gravity));
     }
-    let mut table = Vec::with_capacity(nb + model.sources.len());
+    // Culverts bound dt by the discharge they carry (culverts.wgsl), not by a peak.
+    for (b, entry) in culvert_table::source_entries(model) {
+        by_block[b].push(entry);
+    }
+    let entries: usize = by_block.iter().map(Vec::len).sum();
+    let mut table = Vec::with_capacity(nb + entries);
     let mut next = nb as u32;
     let mut per_cell_rain = Vec::new();
-    let rain_base = (nb + model.sources.len()) as u32;
+    let rain_base = (nb + entries) as u32;
     for (b, (entries, speed)) in by_block.iter().zip(speed).enumerate() {
         let rain = block_rain(model, b, rain_base, &mut per_cell_rain);
         table.push([next, entries.len() as u32, (speed as f32).to_bits(), rain]);

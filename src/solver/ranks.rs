@@ -169,6 +169,13 @@ impl<'g, 'c> Ranked<'g, 'c> {
         p: &Partition,
         comm: &'c dyn Comm,
     ) -> Result<Ranked<'g, 'c>> {
+        if !model.culverts.is_empty() && p.ranks > 1 {
+            return Err(crate::error::InputError::new(
+                "culverts run on one GPU for now: run this scenario on one rank",
+            )
+            .at_key("culvert")
+            .into());
+        }
         let local = LocalGrid::new(&model.grid, p, comm.rank());
         let local_model = model.localize(&local.global, local.grid.clone());
         let sim = Simulation::with_split(gpu, &local_model, split_of(&local))?;

@@ -1,0 +1,169 @@
+// Culverts (src/scenario/culverts.rs): each step starts by setting every culvert's
+// discharge from U^n at its two ends, by Boyd's equations. The ends' cells take it as a
+// source of their own (forcing slot params.n_series + culvert, a depth rate of Q over the
+// end's area, negative at the end water leaves), so both stages use the same Q and the
+// water leaving one end is the water entering the other. The end that receives it bounds
+// the next step as a source does (the depth Q pours in one step must not outrun a cell).
+//
+// `culverts` (u32 words): per culvert CULVERT_WORDS words — shape (0 box, 1 circular),
+// width (or diameter), rise, length, Manning's n, loss coefficient, inlet invert, outlet
+// invert (f32 bits; inverts relative to the datum), then per end its first entry and
+// count in the cell list that follows all culverts (local storage indices).
+
+const CULVERT_WORDS: u32 = 12u;
+const CULVERT_THREADS: u32 = 64u;
+
+// An end's water, area-weighted over its cells: (depth, level, velocity head, the
+// discharge its cells could deliver at critical flow across one side each).
+fn culvert_end(first: u32, count: u32) -> vec4<f32> {
+    var area = 0.0;
+    var depth = 0.0;
+    var level = 0.0;
+    var qx = 0.0;
+    var qy = 0.0;
+    var supply = 0.0;
+    for (var k = first; k < first + count; k++) {
+        let cell = culverts[k];
+        let s = state_a[cell];
+        let width = params.dx * f32(1u << blocks[cell / CELLS_PER_BLOCK].level);
+        let a = width * width;
+        area += a;
+        depth += a * s.x;
+        level += a * (s.x + s.w);
+        qx += a * s.y;
+        qy += a * s.z;
+        supply += width * s.x * sqrt(params.g * s.x);
+    }
+    let h = depth / area;
+    var head = 0.0;
+    if (h > params.dry_depth) {
+        head = (qx * qx + qy * qy) / (depth * depth) / (2.0 * params.g);
+    }
+    return vec4<f32>(h, level / area, head, supply);
+}
+
+fn culvert_word(c: u32, k: u32) -> f32 {
+    return bitcast<f32>(culverts[c * CULVERT_WORDS + k]);
+}
+
+// Flow area and wetted perimeter at depth d in the barrel (a full one's whole wall).
+fn barrel_section(circular: bool, width: f32, rise: f32, d: f32) -> vec2<f32> {
+    if (!circular) {
+        let depth = clamp(d, 0.0, rise);
+        return vec2<f32>(width * depth, width + 2.0 * depth + select(0.0, width, depth >= rise));
+    }
+    let r = 0.5 * width;
+    let half = acos(1.0 - clamp(d / r, 0.0, 2.0));
+    return vec2<f32>(r * r * (half - sin(half) * cos(half)), width * half);
+}
+
+// Critical depth of q in the barrel: Q² T = g A³.
+fn barrel_critical_depth(circular: bool, width: f32, q: f32) -> f32 {
+    if (!circular) {
+        return pow(q * q / (params.g * width * width), 1.0 / 3.0);
+    }
+    var lo = 0.0;
+    var hi = width;
+    for (var i = 0; i < 30; i++) {
+        let d = 0.5 * (lo + hi);
+        let area = barrel_section(true, width, width, d).x;
+        let top = 2.0 * sqrt(max(d * (width - d), 0.0));
+        if (q * q * top > params.g * area * area * area) {
+            lo = d;
+        } else {
+            hi = d;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
+// Boyd's discharge (≥ 0) from the driving head, the energy difference and the tailwater
+// (each in m; see culverts.rs, `boyd_discharge`).
+fn boyd(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
+    if (driving <= 0.0 || difference <= 0.0) {
+        return 0.0;
+    }
+    let circular = culverts[c * CULVERT_WORDS] == 1u;
+    let width = culvert_word(c, 1u);
+    let rise = culvert_word(c, 2u);
+    let root_g = sqrt(params.g);
+    var inlet: f32;
+    if (circular) {
+        inlet = min(0.421 * root_g * pow(width, 0.87) * pow(driving, 1.63),
+                    0.530 * root_g * pow(width, 1.87) * pow(driving, 0.63));
+    } else {
+        inlet = min(0.544 * root_g * width * pow(driving, 1.5),
+                    0.702 * root_g * width * pow(rise, 0.89) * pow(driving, 0.61));
+    }
+    var depth = rise;
+    if (tailwater < rise) {
+        depth = min(barrel_critical_depth(circular, width, inlet), rise);
+    }
+    let section = barrel_section(circular, width, rise, depth);
+    if (section.x <= 0.0) {
+        return 0.0;
+    }
+    let n = culvert_word(c, 4u);
+    let radius = section.x / section.y;
+    let resistance = culvert_word(c, 5u) / (2.0 * params.g) + n * n * culvert_word(c, 3u) / pow(radius, 4.0 / 3.0);
+    let outlet = section.x * sqrt(difference / max(resistance, 1e-12));
+    return min(inlet, outlet);
+}
+
+struct CulvertFlow {
+    q: f32,         // inlet to outlet positive (m³/s)
+    dt_bits: u32,   // the bound the receiving end puts on the next step
+}
+
+// Culvert c's discharge from the state, and the bound its receiving end puts on dt.
+fn culvert_discharge(c: u32) -> CulvertFlow {
+    let base = c * CULVERT_WORDS;
+    let a = culvert_end(culverts[base + 8u], culverts[base + 9u]);
+    let b = culvert_end(culverts[base + 10u], culverts[base + 11u]);
+    let invert_a = culvert_word(c, 6u);
+    let invert_b = culvert_word(c, 7u);
+    let energy_a = a.y + a.z;
+    let energy_b = b.y + b.z;
+    var q: f32;
+    var supply: f32;
+    if (energy_a >= energy_b) {
+        q = boyd(c, select(0.0, energy_a - invert_a, a.x > params.dry_depth), energy_a - energy_b, b.y - invert_b);
+        supply = a.w;
+    } else {
+        q = -boyd(c, select(0.0, energy_b - invert_b, b.x > params.dry_depth), energy_b - energy_a, a.y - invert_a);
+        supply = b.w;
+    }
+    // An end cannot deliver more than its cells pass at critical flow: keeps them from
+    // being drained below dry in a step.
+    q = clamp(q, -supply, supply);
+    return CulvertFlow(q, culvert_fill_bound(c, q));
+}
+
+// dt limit (as source_speed's: the fill time of the depth rate Q / area in the receiving
+// end's smallest cell), as f32 bits; INF_BITS for no flow.
+fn culvert_fill_bound(c: u32, q: f32) -> u32 {
+    if (q == 0.0) {
+        return INF_BITS;
+    }
+    let base = c * CULVERT_WORDS;
+    let to = select(10u, 8u, q < 0.0);
+    var area = 0.0;
+    var width = 1.0e30;
+    for (var k = culverts[base + to]; k < culverts[base + to] + culverts[base + to + 1u]; k++) {
+        let cell = culverts[k];
+        let w = params.dx * f32(1u << blocks[cell / CELLS_PER_BLOCK].level);
+        area += w * w;
+        width = min(width, w);
+    }
+    let rate = abs(q) / area;
+    return bitcast<u32>(pow(width / sqrt(params.g * rate), 2.0 / 3.0));
+}
+
+@compute @workgroup_size(CULVERT_THREADS)
+fn culvert_flows(@builtin(local_invocation_index) lid: u32) {
+    for (var c = lid; c < params.culvert_count; c += CULVERT_THREADS) {
+        let flow = culvert_discharge(c);
+        forcing[params.n_series + c] = vec4<f32>(flow.q, flow.q, 0.0, 0.0);
+        atomicMin(&sim.dt_min_bits, flow.dt_bits);
+    }
+}

@@ -1,0 +1,258 @@
+//! Culverts (`[[culvert]]`): the discharge a step carries is Boyd's, coded from its
+//! formulas in `scenario::culverts`, in each regime (inlet control, a drowned barrel under
+//! outlet control, a circular pipe, flow backwards); the water one basin loses is the water
+//! the other gains; a long run drains a pond through an embankment within the mass bound;
+//! bad culverts are refused naming the key.
+
+mod common;
+
+use quadflood::scenario::culverts::{boyd_discharge, Heads};
+use quadflood::solver::Simulation;
+use std::path::Path;
+
+/// Two basins, 24 m × 16 m each, parted by a wall at x = 24 m (the cells from 24 to 25 m),
+/// the west one at `west` m, the east one at `east` m, both at rest on a flat bed; a
+/// culvert from (20.5, 8.5) to (28.5, 8.5) under the wall.
+fn basins(west: f64, east: f64, culvert: &str) -> String {
+    format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 49
+ny = 16
+
+[terrain]
+type = "expression"
+expression = "0"
+
+[[levee]]
+line = [[24.5, 0.5], [24.5, 15.5]]
+
+[initial]
+water_level = "{east} + ({west} - {east})*min(1, max(0, (24 - x)*2))"
+
+[[culvert]]
+inlet = [20.5, 8.5]
+outlet = [28.5, 8.5]
+length = 10.0
+{culvert}
+
+[time]
+end = 1e6
+"#
+    )
+}
+
+/// Volumes (m³) of the west and east basins.
+fn volumes(depth: &[f32]) -> (f64, f64) {
+    let (mut west, mut east) = (0.0, 0.0);
+    for (c, &h) in depth.iter().enumerate() {
+        match c % 49 {
+            i if i < 24 => west += h as f64,
+            i if i > 24 => east += h as f64,
+            _ => {}
+        }
+    }
+    (west, east)
+}
+
+/// One step from rest: the east basin gains Q dt, Q from Boyd's equations with the heads
+/// of the initial levels (still water: no velocity heads; inverts on the bed, 0 m).
+#[test]
+fn one_step_carries_boyds_discharge_in_every_regime() {
+    let cases = [
+        (
+            "box, inlet control",
+            1.0,
+            0.2,
+            "shape = \"box\"\nwidth = 0.5\nheight = 0.5",
+        ),
+        (
+            "box, drowned outlet",
+            1.0,
+            0.9,
+            "shape = \"box\"\nwidth = 0.5\nheight = 0.5",
+        ),
+        (
+            "box, shallow weir",
+            0.3,
+            0.0,
+            "shape = \"box\"\nwidth = 1.5\nheight = 1.0",
+        ),
+        (
+            "pipe, free outfall",
+            0.6,
+            0.05,
+            "shape = \"circular\"\ndiameter = 0.6\nmanning = 0.02",
+        ),
+        (
+            "pipe, backwards",
+            0.3,
+            0.8,
+            "shape = \"circular\"\ndiameter = 0.6",
+        ),
+    ];
+    let g = 9.81;
+    for (what, west, east, culvert) in cases {
+        let model = common::model(&basins(west, east, culvert));
+        let (before_w, before_e) = volumes(&model.domain(&model.depth));
+        let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+        sim.run_steps(1).unwrap();
+        let dt = sim.status().t;
+        let (after_w, after_e) = volumes(&sim.read_fields().depth);
+        let moved = after_e - before_e;
+        let (up, down) = if west >= east {
+            (west, east)
+        } else {
+            (east, west)
+        };
+        let q = boyd_discharge(
+            &model.culverts[0],
+            Heads {
+                driving: up,
+                difference: up - down,
+                tailwater: down,
+            },
+            g,
+        );
+        let expected = if west >= east { q * dt } else { -q * dt };
+        println!(
+            "{what}: Q {q:.5} m³/s, moved {moved:.6e} m³ in {dt:.4} s, expected {expected:.6e}"
+        );
+        assert!(q > 0.0, "{what}: no flow");
+        assert!(
+            (moved - expected).abs() <= 1e-3 * expected.abs(),
+            "{what}: moved {moved} m³, Boyd gives {expected} m³"
+        );
+        let lost = before_w - after_w;
+        assert!(
+            (lost - moved).abs() <= 1e-4 * moved.abs(),
+            "{what}: the west basin lost {lost} m³, the east gained {moved} m³"
+        );
+    }
+}
+
+/// A pond drains through a culvert under an embankment into a basin until the levels
+/// meet: mass within 1e-5, no water made, the levels close to one another at the end.
+#[test]
+fn a_culvert_drains_a_pond_until_the_levels_meet() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("pond.toml");
+    let text = basins(1.0, 0.1, "shape = \"box\"\nwidth = 0.6\nheight = 0.4\n")
+        .replace("end = 1e6", "end = 900.0\noutput_interval = 900.0")
+        + "\n[output]\npng = false\n";
+    std::fs::write(&scenario, text).unwrap();
+    let out = dir.path().join("out");
+    common::run_ok(&scenario, &out, &[]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let error = summary["mass_error_rel"].as_f64().unwrap();
+    assert!(error.abs() <= 1e-5, "mass error {error}");
+    let depth = quadflood::io::georaster::read(&out.join("depth_0000900.0s.tif"))
+        .unwrap()
+        .raster
+        .data;
+    let depth: Vec<f32> = depth.iter().map(|&d| d as f32).collect();
+    let (west, east) = volumes(&depth);
+    // 24 × 16 m² each side, 0.55 m apart at the start; a level between them at the end.
+    let (level_w, level_e) = (west / 384.0, east / (24.0 * 16.0));
+    println!("levels after 900 s: west {level_w:.4} m, east {level_e:.4} m");
+    assert!(
+        level_w < 1.0 - 0.2 && level_e > 0.1 + 0.2,
+        "the culvert barely ran"
+    );
+    assert!(
+        (level_w - level_e).abs() < 0.05,
+        "levels {level_w} and {level_e}"
+    );
+    assert!(level_w >= level_e - 1e-3, "water does not flow uphill");
+}
+
+#[test]
+fn bad_culverts_are_refused_with_the_key_named() {
+    let cases = [
+        (
+            "shape = \"oval\"\nwidth = 1.0\nheight = 1.0",
+            "culvert[0].shape",
+            "box",
+        ),
+        (
+            "shape = \"box\"\nwidth = 1.0",
+            "culvert[0]",
+            "width and height",
+        ),
+        (
+            "shape = \"box\"\nwidth = -1.0\nheight = 1.0",
+            "culvert[0].width",
+            "> 0",
+        ),
+        (
+            "shape = \"circular\"\ndiameter = 0.5\nmanning = -0.1",
+            "culvert[0].manning",
+            ">= 0",
+        ),
+    ];
+    for (culvert, key, expected) in cases {
+        let message =
+            match quadflood::scenario::from_str(&basins(1.0, 0.2, culvert), Path::new(".")) {
+                Ok(_) => panic!("accepted: {culvert}"),
+                Err(e) => e.to_string(),
+            };
+        assert!(
+            message.contains(key) && message.contains(expected),
+            "{culvert}: {message}"
+        );
+    }
+    // An end off the domain, and both ends in one cell.
+    let off = basins(1.0, 0.2, "shape = \"box\"\nwidth = 1.0\nheight = 1.0")
+        .replace("outlet = [28.5, 8.5]", "outlet = [80.0, 8.5]");
+    let message = quadflood::scenario::from_str(&off, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("culvert[0].outlet"), "{message}");
+    let same = basins(1.0, 0.2, "shape = \"box\"\nwidth = 1.0\nheight = 1.0")
+        .replace("outlet = [28.5, 8.5]", "outlet = [20.6, 8.6]");
+    let message = quadflood::scenario::from_str(&same, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("share a cell"), "{message}");
+}
+
+/// A wide box fed along a 10-cell inlet line pours into one dry cell: the depth it piles
+/// up in a step must not outrun that cell (as a source's), so the culvert, not the
+/// basin's waves, sets the first step.
+#[test]
+fn a_culvert_into_a_dry_cell_bounds_the_step() {
+    let text = basins(1.0, 0.0, "shape = \"box\"\nwidth = 3.0\nheight = 1.0").replace(
+        "inlet = [20.5, 8.5]",
+        "inlet_line = [[20.5, 3.5], [20.5, 12.5]]",
+    );
+    let model = common::model(&text);
+    let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+    sim.run_steps(1).unwrap();
+    let dt = sim.status().t;
+    let g = 9.81;
+    let q = boyd_discharge(
+        &model.culverts[0],
+        Heads {
+            driving: 1.0,
+            difference: 1.0,
+            tailwater: 0.0,
+        },
+        g,
+    );
+    // The fill time of depth rate q on a 1 m cell: after t the depth q t, whose wave
+    // crosses the cell in t.
+    let fill = (1.0 / (g * q).sqrt()).powf(2.0 / 3.0);
+    let cfl = model.numerics.cfl;
+    let basin = cfl * 1.0 / (g * 1.0f64).sqrt();
+    println!(
+        "Q {q:.3} m³/s: dt {dt:.5} s, culvert bound {:.5} s, basin CFL {basin:.5} s",
+        cfl * fill
+    );
+    assert!(cfl * fill < basin, "the case must let the culvert bind");
+    assert!(
+        dt <= cfl * fill * (1.0 + 1e-5),
+        "dt {dt} s past the culvert's bound"
+    );
+}
