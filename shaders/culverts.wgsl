@@ -118,6 +118,9 @@ struct CulvertFlow {
 // Culvert c's discharge from the state, and the bound its receiving end puts on dt.
 fn culvert_discharge(c: u32) -> CulvertFlow {
     let base = c * CULVERT_WORDS;
+    if (culverts[base + 9u] == 0u || culverts[base + 11u] == 0u) {
+        return CulvertFlow(0.0, INF_BITS); // a rank holding only part of it
+    }
     let a = culvert_end(culverts[base + 8u], culverts[base + 9u]);
     let b = culvert_end(culverts[base + 10u], culverts[base + 11u]);
     let invert_a = culvert_word(c, 6u);

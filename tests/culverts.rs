@@ -256,3 +256,80 @@ fn a_culvert_into_a_dry_cell_bounds_the_step() {
         "dt {dt} s past the culvert's bound"
     );
 }
+
+/// Two culverts across a wall whose ends lie in blocks of different ranks: every rank count
+/// gives one rank's bits.
+#[test]
+fn culverts_across_ranks_give_one_ranks_bits() {
+    use quadflood::partition::{partition, per_block, Method};
+    use quadflood::solver::ranks::Ranked;
+    let text = r#"
+[domain]
+cell_size = 1.0
+nx = 64
+ny = 48
+
+[terrain]
+type = "expression"
+expression = "0.01*x + 0.1*sin(y/5)"
+
+[[levee]]
+line = [[32.5, 0.5], [32.5, 47.5]]
+
+[initial]
+water_level = "0.3 + 0.9*min(1, max(0, (32 - x)*2))"
+
+[friction]
+manning = 0.03
+
+[[culvert]]
+shape = "box"
+width = 1.0
+height = 0.6
+inlet = [10.5, 40.5]
+outlet = [50.5, 5.5]
+length = 12.0
+
+[[culvert]]
+shape = "circular"
+diameter = 0.5
+inlet_line = [[28.5, 10.5], [28.5, 14.5]]
+outlet = [60.5, 44.5]
+
+[time]
+end = 1e6
+"#;
+    let model = common::model(text);
+    let t = 8.0;
+    let mut one = Simulation::new(common::gpu(), &model).unwrap();
+    one.advance_to(t, &mut |_| {}).unwrap();
+    let fields = one.read_fields();
+    let east = |depth: &[f32]| -> f64 {
+        (0..64 * 48)
+            .filter(|c| c % 64 > 33)
+            .map(|c| depth[c] as f64)
+            .sum()
+    };
+    let gained = east(&fields.depth) - east(&model.domain(&model.depth));
+    assert!(gained > 1.0, "the culverts moved {gained} m³");
+    let mut split_ends = 0;
+    for ranks in [2, 3, 4] {
+        let p = partition(&model.grid, ranks, Method::Hilbert, &per_block);
+        let owner = |k: usize| p.owner[k / 256];
+        let ends = &model.culverts[0].ends;
+        if owner(ends[0].cells[0]) != owner(ends[1].cells[0]) {
+            split_ends += 1;
+        }
+        let results = common::on_ranks(ranks, |c| {
+            let mut r = Ranked::new(common::gpu(), &model, &p, c).expect("a rank");
+            r.advance_to(t, &mut |_| {}).expect("the run");
+            r.read_fields()
+        });
+        let split = results
+            .into_iter()
+            .find_map(|f| f)
+            .expect("rank 0's fields");
+        common::assert_same_fields(&fields, &split, &format!("{ranks} ranks"));
+    }
+    assert!(split_ends >= 2, "the ends must lie on different ranks");
+}

@@ -73,6 +73,10 @@ pub struct BlockGrid {
     /// The block covering each 16×16 tile of finest cells, row-major.
     cover: Vec<u32>,
     tiles_x: usize,
+    /// Cells, as (block, cell in block), that read one another's state though their blocks
+    /// need not touch: the two ends of a culvert. A rank that holds any of a link's blocks
+    /// holds every cell of the link (`partition::local`).
+    pub links: Vec<Vec<(u32, u32)>>,
 }
 
 impl BlockGrid {
@@ -113,6 +117,7 @@ impl BlockGrid {
             neighbours,
             cover,
             tiles_x,
+            links: Vec::new(),
         }
     }
 

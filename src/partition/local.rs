@@ -127,16 +127,16 @@ fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32
             mine.extend(all_neighbours(grid, n).filter(|&m| p.owner[m] as usize == rank));
         }
     }
-    let mut cells = Vec::new();
+    let mut cells = linked_cells(grid, p, rank, from);
     for g in ghosts_of(grid, p, rank) {
         let g = g as usize;
         if p.owner[g] as usize != from {
             continue;
         }
-        let mine: Vec<[i64; 4]> = touching[&(g as u32)]
-            .iter()
-            .map(|&n| extent(&grid.blocks[n]))
-            .collect();
+        let Some(touched) = touching.get(&(g as u32)) else {
+            continue; // held for a link alone
+        };
+        let mine: Vec<[i64; 4]> = touched.iter().map(|&n| extent(&grid.blocks[n])).collect();
         let (s, [x0, y0, ..]) = (1i64 << grid.blocks[g].level, extent(&grid.blocks[g]));
         let reach = reach(grid, g);
         for c in 0..CELLS_PER_BLOCK {
@@ -147,17 +147,71 @@ fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32
             }
         }
     }
+    cells.sort_unstable();
+    cells.dedup();
     cells
 }
 
-/// Remote blocks next to a rank's own blocks (sides and corners).
+/// Remote blocks next to a rank's own blocks (sides and corners), and the blocks of every
+/// link one of those or of its own blocks is part of.
 fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
-    p.blocks_of(rank)
+    let mut ghosts: BTreeSet<u32> = p
+        .blocks_of(rank)
         .into_iter()
         .flat_map(|b| all_neighbours(grid, b).collect::<Vec<_>>())
         .filter(|&n| p.owner[n] as usize != rank)
         .map(|n| n as u32)
+        .collect();
+    for link in held_links(grid, p, rank, &ghosts) {
+        ghosts.extend(
+            link.iter()
+                .map(|&(b, _)| b)
+                .filter(|&b| p.owner[b as usize] as usize != rank),
+        );
+    }
+    ghosts
+}
+
+/// The links (`BlockGrid::links`) with a block that `rank` owns or holds as a ghost of
+/// `neighbours` (its blocks' remote neighbours).
+fn held_links<'g>(
+    grid: &'g BlockGrid,
+    p: &Partition,
+    rank: usize,
+    neighbours: &BTreeSet<u32>,
+) -> Vec<&'g Vec<(u32, u32)>> {
+    grid.links
+        .iter()
+        .filter(|link| {
+            link.iter()
+                .any(|&(b, _)| p.owner[b as usize] as usize == rank || neighbours.contains(&b))
+        })
         .collect()
+}
+
+/// The cells of links that `rank` holds which `from` owns: their state travels every step.
+fn linked_cells(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32, u32)> {
+    let neighbours: BTreeSet<u32> = p
+        .blocks_of(rank)
+        .into_iter()
+        .flat_map(|b| all_neighbours(grid, b).collect::<Vec<_>>())
+        .filter(|&n| p.owner[n] as usize != rank)
+        .map(|n| n as u32)
+        .collect();
+    held_links(grid, p, rank, &neighbours)
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|&(b, _)| p.owner[b as usize] as usize == from)
+        .collect()
+}
+
+/// Whether block `b` holds a cell of a link: its stage 1 needs the link's discharge, which
+/// a rank computes once the ghosts' state has arrived, so it is a border block.
+fn in_link(grid: &BlockGrid, b: usize) -> bool {
+    grid.links
+        .iter()
+        .any(|link| link.iter().any(|&(lb, _)| lb as usize == b))
 }
 
 /// Block `b`'s neighbour slots, renumbered locally. Ghosts keep the neighbours the rank
@@ -192,6 +246,12 @@ pub fn holders(grid: &BlockGrid, p: &Partition) -> Vec<Vec<u32>> {
             held[n].push(p.owner[b]);
         }
     }
+    // Every rank holding a block of a link holds all of its blocks.
+    for rank in 0..p.ranks {
+        for g in ghosts_of(grid, p, rank) {
+            held[g as usize].push(rank as u32);
+        }
+    }
     for h in &mut held {
         h.sort_unstable();
         h.dedup();
@@ -202,7 +262,9 @@ pub fn holders(grid: &BlockGrid, p: &Partition) -> Vec<Vec<u32>> {
 impl LocalGrid {
     pub fn new(grid: &BlockGrid, p: &Partition, rank: usize) -> LocalGrid {
         let own_blocks = p.blocks_of(rank);
-        let remote = |b: usize| all_neighbours(grid, b).any(|n| p.owner[n] as usize != rank);
+        let remote = |b: usize| {
+            all_neighbours(grid, b).any(|n| p.owner[n] as usize != rank) || in_link(grid, b)
+        };
         let (border, internal): (Vec<usize>, Vec<usize>) =
             own_blocks.iter().partition(|&&b| remote(b));
         let ghosts = ghosts_of(grid, p, rank);

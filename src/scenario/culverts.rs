@@ -203,6 +203,13 @@ pub(crate) fn build(
                 "the inlet and the outlet share a cell: move them apart",
             ));
         }
+        let per_block = crate::grid::CELLS_PER_BLOCK;
+        grid.links.push(
+            ends.iter()
+                .flat_map(|e| &e.cells)
+                .map(|&k| ((k / per_block) as u32, (k % per_block) as u32))
+                .collect(),
+        );
         out.push(Culvert {
             name,
             shape,

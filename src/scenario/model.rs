@@ -448,8 +448,9 @@ fn local_sources(sources: &[SourceCell], blocks: &[u32]) -> Vec<SourceCell> {
         .collect()
 }
 
-/// Culverts with their end cells renumbered to the local storage of blocks `global`;
-/// cells of blocks not held are dropped (a run of several ranks refuses culverts).
+/// Culverts with their end cells renumbered to the local storage of blocks `global`. A rank
+/// holds every cell of a culvert with a block it computes (`partition::local`); one it
+/// holds only in part is left without cells, and carries nothing there.
 fn local_culverts(
     culverts: &[super::culverts::Culvert],
     global: &[u32],
@@ -466,8 +467,15 @@ fn local_culverts(
         .iter()
         .map(|c| {
             let mut c = c.clone();
+            let held = c
+                .ends
+                .iter()
+                .all(|e| e.cells.iter().all(|k| renumber(k).is_some()));
             for end in &mut c.ends {
-                end.cells = end.cells.iter().filter_map(renumber).collect();
+                end.cells = match held {
+                    true => end.cells.iter().filter_map(renumber).collect(),
+                    false => Vec::new(),
+                };
             }
             c
         })

@@ -169,13 +169,6 @@ impl<'g, 'c> Ranked<'g, 'c> {
         p: &Partition,
         comm: &'c dyn Comm,
     ) -> Result<Ranked<'g, 'c>> {
-        if !model.culverts.is_empty() && p.ranks > 1 {
-            return Err(crate::error::InputError::new(
-                "culverts run on one GPU for now: run this scenario on one rank",
-            )
-            .at_key("culvert")
-            .into());
-        }
         let local = LocalGrid::new(&model.grid, p, comm.rank());
         let local_model = model.localize(&local.global, local.grid.clone());
         let sim = Simulation::with_split(gpu, &local_model, split_of(&local))?;
@@ -661,6 +654,11 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
+            if s.has_culverts {
+                // Both ends' U^n are here now (a culvert's blocks are border blocks).
+                pass.set_pipeline(&s.kernels.culvert_flows);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
             pass.set_pipeline(&k.scan_border);
             pass.dispatch_workgroups(1, 1, 1);
             pass.set_pipeline(&k.stage1_ghosts_and_border);
