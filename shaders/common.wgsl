@@ -97,7 +97,7 @@ struct Params {
     peak_origin: f32,   // time code of the maxima: (t - peak_origin) * peak_rate, rounded
     peak_rate: f32,
     cfl_margin: f32,    // the lagged CFL limit's share that a step may take (timestep.wgsl)
-    culvert_count: u32, // culverts (culverts.wgsl), whose discharges follow the series in `forcing`
+    structure_count: u32, // culverts and weirs (structures.wgsl), whose discharges follow the series in `forcing`
     pad0: u32,
     pad1: u32,
     pad2: u32,
@@ -214,8 +214,8 @@ struct Peak {
 @group(0) @binding(17) var<storage, read> sources: array<vec4<u32>>;
 // Loss parameters, each cell's cumulative loss and each block's lost volume (losses.wgsl).
 @group(0) @binding(18) var<storage, read_write> losses: array<u32>;
-// Culverts' dimensions and end cells (culverts.wgsl).
-@group(0) @binding(19) var<storage, read> culverts: array<u32>;
+// Culverts' and weirs' dimensions and end cells (structures.wgsl).
+@group(0) @binding(19) var<storage, read> structures: array<u32>;
 // Indirect dispatch arguments: workgroups of the stage kernels on regular internal blocks
 // [0..3), on border blocks [3..6), on internal blocks with a level change [6..9), and of a
 // rank's stage 1 on its ghosts and border blocks [9..12). In a

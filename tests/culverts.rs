@@ -1,12 +1,12 @@
 //! Culverts (`[[culvert]]`): the discharge a step carries is Boyd's, coded from its
-//! formulas in `scenario::culverts`, in each regime (inlet control, a drowned barrel under
+//! formulas in `scenario::structures`, in each regime (inlet control, a drowned barrel under
 //! outlet control, a circular pipe, flow backwards); the water one basin loses is the water
 //! the other gains; a long run drains a pond through an embankment within the mass bound;
 //! bad culverts are refused naming the key.
 
 mod common;
 
-use quadflood::scenario::culverts::{boyd_discharge, Heads};
+use quadflood::scenario::structures::{boyd_discharge, Heads};
 use quadflood::solver::Simulation;
 use std::path::Path;
 
@@ -107,7 +107,7 @@ fn one_step_carries_boyds_discharge_in_every_regime() {
             (east, west)
         };
         let q = boyd_discharge(
-            &model.culverts[0],
+            &model.structures[0],
             Heads {
                 driving: up,
                 difference: up - down,
@@ -233,7 +233,7 @@ fn a_culvert_into_a_dry_cell_bounds_the_step() {
     let dt = sim.status().t;
     let g = 9.81;
     let q = boyd_discharge(
-        &model.culverts[0],
+        &model.structures[0],
         Heads {
             driving: 1.0,
             difference: 1.0,
@@ -316,7 +316,7 @@ end = 1e6
     for ranks in [2, 3, 4] {
         let p = partition(&model.grid, ranks, Method::Hilbert, &per_block);
         let owner = |k: usize| p.owner[k / 256];
-        let ends = &model.culverts[0].ends;
+        let ends = &model.structures[0].ends;
         if owner(ends[0].cells[0]) != owner(ends[1].cells[0]) {
             split_ends += 1;
         }

@@ -17,7 +17,7 @@ pub const SOLVER: &str = shader!(
     "levels.wgsl",
     "flux.wgsl",
     "losses.wgsl",
-    "culverts.wgsl",
+    "structures.wgsl",
     "drymap.wgsl",
     "timestep.wgsl",
     "exchange.wgsl",

@@ -134,6 +134,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         terrain_raster.as_ref().map(|(r, p)| (r, p.as_path())),
     )?;
     levees(&spec.levees, &frame, &mut elevation, dir)?;
+    super::weirs::walls(&spec.weirs, &frame, &mut elevation, dir)?;
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
     let fine_bed: Vec<f32> = crate::parallel::map(elevation.len(), |k| {
@@ -173,8 +174,15 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         return Err(bad(key, why));
     }
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
-    let culverts =
-        super::culverts::build(&spec.culverts, &frame, &mut grid, &elevation, datum, dir)?;
+    let structures = super::structures::build(
+        &spec.culverts,
+        &spec.weirs,
+        &frame,
+        &mut grid,
+        &elevation,
+        datum,
+        dir,
+    )?;
     let sources = stored_sources(&mut grid, &source_cells);
     // Coarse cells take the mean of the finest terrain they cover.
     let mut bed = grid.to_storage(&fine_bed, WALL_BED);
@@ -207,7 +215,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         hv,
         manning,
         losses,
-        culverts,
+        structures,
         bc_edge,
         bc_defs,
         series: series_list.into_series(),

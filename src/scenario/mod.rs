@@ -2,7 +2,6 @@
 //! (`build`, `fields`, `series`), and the resulting [`model::Model`] the solver runs.
 
 pub mod build;
-pub mod culverts;
 pub mod digest;
 pub mod drainage;
 pub mod fields;
@@ -17,6 +16,8 @@ pub mod reference;
 pub mod refine;
 pub mod series;
 pub mod spec;
+pub mod structures;
+pub mod weirs;
 
 use crate::error::InputError;
 use std::path::Path;

@@ -221,7 +221,7 @@ pub struct Model {
     /// Losses to the ground (`[losses]`); none by default.
     pub losses: super::losses::Losses,
     /// Culverts linking two places (global storage cells).
-    pub culverts: Vec<super::culverts::Culvert>,
+    pub structures: Vec<super::structures::Structure>,
     /// Boundary condition index per edge cell: west (ny), east (ny), south (nx), north (nx).
     pub bc_edge: Vec<u32>,
     pub bc_defs: Vec<BcDef>,
@@ -358,7 +358,7 @@ impl Model {
             hv: pick(&self.hv),
             manning: pick(&self.manning),
             losses: self.losses.localize(global),
-            culverts: local_culverts(&self.culverts, global),
+            structures: local_structures(&self.structures, global),
             bc_edge: self.bc_edge.clone(),
             bc_defs: self.bc_defs.clone(),
             series: self.series.clone(),
@@ -451,10 +451,10 @@ fn local_sources(sources: &[SourceCell], blocks: &[u32]) -> Vec<SourceCell> {
 /// Culverts with their end cells renumbered to the local storage of blocks `global`. A rank
 /// holds every cell of a culvert with a block it computes (`partition::local`); one it
 /// holds only in part is left without cells, and carries nothing there.
-fn local_culverts(
-    culverts: &[super::culverts::Culvert],
+fn local_structures(
+    structures: &[super::structures::Structure],
     global: &[u32],
-) -> Vec<super::culverts::Culvert> {
+) -> Vec<super::structures::Structure> {
     let cells = crate::grid::CELLS_PER_BLOCK;
     let local: std::collections::HashMap<u32, usize> =
         global.iter().enumerate().map(|(l, &g)| (g, l)).collect();
@@ -463,7 +463,7 @@ fn local_culverts(
             .get(&((c / cells) as u32))
             .map(|l| l * cells + c % cells)
     };
-    culverts
+    structures
         .iter()
         .map(|c| {
             let mut c = c.clone();

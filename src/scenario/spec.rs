@@ -33,7 +33,10 @@ pub struct Spec {
     pub levees: Vec<LeveeSpec>,
     /// Barrels linking two places: discharge by Boyd's culvert equations.
     #[serde(default, rename = "culvert")]
-    pub culverts: Vec<super::culverts::CulvertSpec>,
+    pub culverts: Vec<super::structures::CulvertSpec>,
+    /// Crests along lines: discharge by the weir equation.
+    #[serde(default, rename = "weir")]
+    pub weirs: Vec<super::weirs::WeirSpec>,
     /// Lines across which the discharge is recorded at gauge times.
     #[serde(default, rename = "cross_section")]
     pub sections: Vec<SectionSpec>,

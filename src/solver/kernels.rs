@@ -27,7 +27,7 @@ pub mod binding {
     pub const MAXIMA: u32 = 16;
     pub const SOURCES: u32 = 17;
     pub const LOSSES: u32 = 18;
-    pub const CULVERTS: u32 = 19;
+    pub const STRUCTURES: u32 = 19;
     pub const COUNT: u32 = 20;
 }
 
@@ -60,7 +60,7 @@ fn is_read_only(b: u32) -> bool {
             | SERIES_META
             | SERIES_PTS
             | SOURCES
-            | CULVERTS
+            | STRUCTURES
     )
 }
 
@@ -77,8 +77,8 @@ pub struct Kernels {
     pub scan_then_finalize: wgpu::ComputePipeline,
     /// The step about to be taken planned again from limits the ranks agreed on.
     pub replan_step: wgpu::ComputePipeline,
-    /// Each culvert's discharge from the state, at a step's start (culverts.wgsl).
-    pub culvert_flows: wgpu::ComputePipeline,
+    /// Each culvert's and weir's discharge from the state, at a step's start (structures.wgsl).
+    pub structure_flows: wgpu::ComputePipeline,
     pipeline_layout: wgpu::PipelineLayout,
     /// Groups 0 and 1: for the kernels that write the dispatch arguments.
     finalize_layout: wgpu::PipelineLayout,
@@ -154,7 +154,7 @@ impl Kernels {
             finalize_step: pipeline_in("finalize_step", &finalize_layout),
             scan_then_finalize: pipeline_in("scan_then_finalize", &finalize_layout),
             replan_step: pipeline_in("replan_step", &finalize_layout),
-            culvert_flows: pipeline("culvert_flows"),
+            structure_flows: pipeline("structure_flows"),
             pipeline_layout,
             finalize_layout,
             regular_rows: regular_rows(&gpu.limits),

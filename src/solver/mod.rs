@@ -9,12 +9,12 @@
 //! after each submission, through a ring of two mappable buffers, so the GPU works on the
 //! next batch while the host looks at the last one.
 
-mod culvert_table;
 pub(crate) mod forcing;
 pub mod kernels;
 mod loss_table;
 pub mod profile;
 pub mod ranks;
+mod structure_table;
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -108,7 +108,7 @@ struct Params {
     peak_rate: f32,
     /// The share of the last state's CFL limit a step may take (see `CFL_MARGIN`).
     cfl_margin: f32,
-    culvert_count: u32,
+    structure_count: u32,
     pad: [u32; 3],
 }
 
@@ -146,7 +146,7 @@ fn step_kernels(
     k: &Kernels,
     split: Split,
     scan_groups: u32,
-    culverts: bool,
+    structures: bool,
 ) -> Vec<StepKernel> {
     let classes = [
         (
@@ -162,11 +162,11 @@ fn step_kernels(
     ];
     let present: Vec<_> = classes.iter().filter(|c| c.0 > 0).collect();
     let mut kernels = Vec::with_capacity(6);
-    if culverts {
+    if structures {
         kernels.push(StepKernel {
-            name: "culvert_flows",
+            name: "structure_flows",
             stage: None,
-            pipeline: k.culvert_flows.clone(),
+            pipeline: k.structure_flows.clone(),
             launch: Launch::Groups(1),
         });
     }
@@ -459,7 +459,7 @@ pub struct Simulation<'g> {
     scan_groups: u32,
     /// Some cells lose water to the ground (`[losses]`).
     has_losses: bool,
-    has_culverts: bool,
+    has_structures: bool,
     /// The dispatches of each step, in order.
     steps: Vec<StepKernel>,
     /// Continuing from a checkpoint.
@@ -537,7 +537,7 @@ impl<'g> Simulation<'g> {
             &kernels,
             split,
             scan_groups,
-            !model.culverts.is_empty(),
+            !model.structures.is_empty(),
         );
         let sim = Simulation {
             gpu,
@@ -558,7 +558,7 @@ impl<'g> Simulation<'g> {
             split,
             scan_groups,
             has_losses: model.losses.any(),
-            has_culverts: !model.culverts.is_empty(),
+            has_structures: !model.structures.is_empty(),
             resumed: model.resume.is_some(),
             status: Status {
                 t: model.t_start,
@@ -593,9 +593,9 @@ impl<'g> Simulation<'g> {
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind_group, &[]);
-            if self.has_culverts {
-                // The first step's dt respects the culverts' discharges too.
-                pass.set_pipeline(&self.kernels.culvert_flows);
+            if self.has_structures {
+                // The first step's dt respects the structures' discharges too.
+                pass.set_pipeline(&self.kernels.structure_flows);
                 pass.dispatch_workgroups(1, 1, 1);
             }
             pass.set_pipeline(&self.kernels.init_speeds);
@@ -1169,7 +1169,7 @@ fn params_of(model: &Model, split: Split) -> Params {
         peak_origin: model.peak_clock.origin as f32,
         peak_rate: (1.0 / model.peak_clock.quantum) as f32,
         cfl_margin: CFL_MARGIN,
-        culvert_count: model.culverts.len() as u32,
+        structure_count: model.structures.len() as u32,
         pad: [0; 3],
     }
 }
@@ -1269,7 +1269,7 @@ fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wgpu::Buffer>
         gpu.buffer_with("maxima", &maxima, storage),
         gpu.buffer_with("sources", &source_table(model), storage),
         gpu.buffer_with("losses", &loss_table::words(model), storage),
-        gpu.buffer_with("culverts", &culvert_table::words(model), storage),
+        gpu.buffer_with("structures", &structure_table::words(model), storage),
     ];
     debug_assert_eq!(all.len() as u32, binding::COUNT);
     let pick = |b: u32| all[b as usize].clone();
@@ -1345,7 +1345,7 @@ fn bc_and_rain_defs(model: &Model) -> Vec<BcDef> {
 /// The series' forcing at time t, then a slot per culvert (its discharge, set each step).
 fn initial_forcing(model: &Model, t: f64) -> Vec<[f32; 4]> {
     let mut forcing = forcing::initial_forcing(model, t);
-    forcing.extend(vec![[0.0; 4]; model.culverts.len()]);
+    forcing.extend(vec![[0.0; 4]; model.structures.len()]);
     forcing
 }
 
@@ -1375,8 +1375,8 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
             .fold(0.0, f64::max);
         speed[b] = speed[b].max(source_speed(rate * peak, width, model.numerics.gravity));
     }
-    // Culverts bound dt by the discharge they carry (culverts.wgsl), not by a peak.
-    for (b, entry) in culvert_table::source_entries(model) {
+    // Culverts and weirs bound dt by the discharge they carry (structures.wgsl), not by a peak.
+    for (b, entry) in structure_table::source_entries(model) {
         by_block[b].push(entry);
     }
     let entries: usize = by_block.iter().map(Vec::len).sum();

@@ -654,9 +654,9 @@ impl<'g, 'c> Ranked<'g, 'c> {
             }
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.set_bind_group(1, &s.dispatch_groups[0], &[]);
-            if s.has_culverts {
+            if s.has_structures {
                 // Both ends' U^n are here now (a culvert's blocks are border blocks).
-                pass.set_pipeline(&s.kernels.culvert_flows);
+                pass.set_pipeline(&s.kernels.structure_flows);
                 pass.dispatch_workgroups(1, 1, 1);
             }
             pass.set_pipeline(&k.scan_border);

@@ -1,21 +1,23 @@
-// Culverts (src/scenario/culverts.rs): each step starts by setting every culvert's
-// discharge from U^n at its two ends, by Boyd's equations. The ends' cells take it as a
-// source of their own (forcing slot params.n_series + culvert, a depth rate of Q over the
-// end's area, negative at the end water leaves), so both stages use the same Q and the
-// water leaving one end is the water entering the other. The end that receives it bounds
-// the next step as a source does (the depth Q pours in one step must not outrun a cell).
+// Culverts and weirs (src/scenario/structures.rs): each step starts by setting every
+// structure's discharge from U^n at its two ends, by Boyd's equations for a culvert and
+// the weir equation for a weir. The ends' cells take it as a source of their own (forcing
+// slot params.n_series + structure, a depth rate of Q over the end's area, negative at the
+// end water leaves), so both stages use the same Q and the water leaving one end is the
+// water entering the other. The end that receives it bounds the next step as a source does
+// (the depth Q pours in one step must not outrun a cell).
 //
-// `culverts` (u32 words): per culvert CULVERT_WORDS words — shape (0 box, 1 circular),
-// width (or diameter), rise, length, Manning's n, loss coefficient, inlet invert, outlet
-// invert (f32 bits; inverts relative to the datum), then per end its first entry and
-// count in the cell list that follows all culverts (local storage indices).
+// `structures` (u32 words): per structure STRUCTURE_WORDS words — kind (0 box culvert,
+// 1 circular culvert, 2 weir), width (diameter; a weir's crest length), rise, length,
+// Manning's n (a weir's coefficient), loss coefficient, first and second end's invert (a
+// weir's crest), as f32 bits relative to the datum, then per end its first entry and count
+// in the cell list that follows all structures (local storage indices).
 
-const CULVERT_WORDS: u32 = 12u;
-const CULVERT_THREADS: u32 = 64u;
+const STRUCTURE_WORDS: u32 = 12u;
+const STRUCTURE_THREADS: u32 = 64u;
 
 // An end's water, area-weighted over its cells: (depth, level, velocity head, the
 // discharge its cells could deliver at critical flow across one side each).
-fn culvert_end(first: u32, count: u32) -> vec4<f32> {
+fn structure_end(first: u32, count: u32) -> vec4<f32> {
     var area = 0.0;
     var depth = 0.0;
     var level = 0.0;
@@ -23,7 +25,7 @@ fn culvert_end(first: u32, count: u32) -> vec4<f32> {
     var qy = 0.0;
     var supply = 0.0;
     for (var k = first; k < first + count; k++) {
-        let cell = culverts[k];
+        let cell = structures[k];
         let s = state_a[cell];
         let width = params.dx * f32(1u << blocks[cell / CELLS_PER_BLOCK].level);
         let a = width * width;
@@ -42,8 +44,8 @@ fn culvert_end(first: u32, count: u32) -> vec4<f32> {
     return vec4<f32>(h, level / area, head, supply);
 }
 
-fn culvert_word(c: u32, k: u32) -> f32 {
-    return bitcast<f32>(culverts[c * CULVERT_WORDS + k]);
+fn structure_word(c: u32, k: u32) -> f32 {
+    return bitcast<f32>(structures[c * STRUCTURE_WORDS + k]);
 }
 
 // Flow area and wetted perimeter at depth d in the barrel (a full one's whole wall).
@@ -83,9 +85,9 @@ fn boyd(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
     if (driving <= 0.0 || difference <= 0.0) {
         return 0.0;
     }
-    let circular = culverts[c * CULVERT_WORDS] == 1u;
-    let width = culvert_word(c, 1u);
-    let rise = culvert_word(c, 2u);
+    let circular = structures[c * STRUCTURE_WORDS] == 1u;
+    let width = structure_word(c, 1u);
+    let rise = structure_word(c, 2u);
     let root_g = sqrt(params.g);
     var inlet: f32;
     if (circular) {
@@ -103,57 +105,80 @@ fn boyd(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
     if (section.x <= 0.0) {
         return 0.0;
     }
-    let n = culvert_word(c, 4u);
+    let n = structure_word(c, 4u);
     let radius = section.x / section.y;
-    let resistance = culvert_word(c, 5u) / (2.0 * params.g) + n * n * culvert_word(c, 3u) / pow(radius, 4.0 / 3.0);
+    let resistance = structure_word(c, 5u) / (2.0 * params.g) + n * n * structure_word(c, 3u) / pow(radius, 4.0 / 3.0);
     let outlet = section.x * sqrt(difference / max(resistance, 1e-12));
     return min(inlet, outlet);
 }
 
-struct CulvertFlow {
+struct StructureFlow {
     q: f32,         // inlet to outlet positive (m³/s)
     dt_bits: u32,   // the bound the receiving end puts on the next step
 }
 
-// Culvert c's discharge from the state, and the bound its receiving end puts on dt.
-fn culvert_discharge(c: u32) -> CulvertFlow {
-    let base = c * CULVERT_WORDS;
-    if (culverts[base + 9u] == 0u || culverts[base + 11u] == 0u) {
-        return CulvertFlow(0.0, INF_BITS); // a rank holding only part of it
+// The weir equation with Villemonte's submergence correction (≥ 0; see structures.rs,
+// `weir_discharge`): crest length × coefficient × H^1.5, H the upstream energy above the
+// crest, reduced where the downstream level stands `tailwater` above it.
+fn weir(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
+    if (driving <= 0.0 || difference <= 0.0) {
+        return 0.0;
     }
-    let a = culvert_end(culverts[base + 8u], culverts[base + 9u]);
-    let b = culvert_end(culverts[base + 10u], culverts[base + 11u]);
-    let invert_a = culvert_word(c, 6u);
-    let invert_b = culvert_word(c, 7u);
+    let free = structure_word(c, 4u) * structure_word(c, 1u) * pow(driving, 1.5);
+    if (tailwater <= 0.0) {
+        return free;
+    }
+    let ratio = min(tailwater / driving, 1.0);
+    return free * pow(1.0 - pow(ratio, 1.5), 0.385);
+}
+
+// The discharge law of structure c: Boyd's for culverts, the weir equation for weirs.
+fn structure_law(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
+    if (structures[c * STRUCTURE_WORDS] == 2u) {
+        return weir(c, driving, difference, tailwater);
+    }
+    return boyd(c, driving, difference, tailwater);
+}
+
+// Structure c's discharge from the state, and the bound its receiving end puts on dt.
+fn structure_discharge(c: u32) -> StructureFlow {
+    let base = c * STRUCTURE_WORDS;
+    if (structures[base + 9u] == 0u || structures[base + 11u] == 0u) {
+        return StructureFlow(0.0, INF_BITS); // a rank holding only part of it
+    }
+    let a = structure_end(structures[base + 8u], structures[base + 9u]);
+    let b = structure_end(structures[base + 10u], structures[base + 11u]);
+    let invert_a = structure_word(c, 6u);
+    let invert_b = structure_word(c, 7u);
     let energy_a = a.y + a.z;
     let energy_b = b.y + b.z;
     var q: f32;
     var supply: f32;
     if (energy_a >= energy_b) {
-        q = boyd(c, select(0.0, energy_a - invert_a, a.x > params.dry_depth), energy_a - energy_b, b.y - invert_b);
+        q = structure_law(c, select(0.0, energy_a - invert_a, a.x > params.dry_depth), energy_a - energy_b, b.y - invert_b);
         supply = a.w;
     } else {
-        q = -boyd(c, select(0.0, energy_b - invert_b, b.x > params.dry_depth), energy_b - energy_a, a.y - invert_a);
+        q = -structure_law(c, select(0.0, energy_b - invert_b, b.x > params.dry_depth), energy_b - energy_a, a.y - invert_a);
         supply = b.w;
     }
     // An end cannot deliver more than its cells pass at critical flow: keeps them from
     // being drained below dry in a step.
     q = clamp(q, -supply, supply);
-    return CulvertFlow(q, culvert_fill_bound(c, q));
+    return StructureFlow(q, structure_fill_bound(c, q));
 }
 
 // dt limit (as source_speed's: the fill time of the depth rate Q / area in the receiving
 // end's smallest cell), as f32 bits; INF_BITS for no flow.
-fn culvert_fill_bound(c: u32, q: f32) -> u32 {
+fn structure_fill_bound(c: u32, q: f32) -> u32 {
     if (q == 0.0) {
         return INF_BITS;
     }
-    let base = c * CULVERT_WORDS;
+    let base = c * STRUCTURE_WORDS;
     let to = select(10u, 8u, q < 0.0);
     var area = 0.0;
     var width = 1.0e30;
-    for (var k = culverts[base + to]; k < culverts[base + to] + culverts[base + to + 1u]; k++) {
-        let cell = culverts[k];
+    for (var k = structures[base + to]; k < structures[base + to] + structures[base + to + 1u]; k++) {
+        let cell = structures[k];
         let w = params.dx * f32(1u << blocks[cell / CELLS_PER_BLOCK].level);
         area += w * w;
         width = min(width, w);
@@ -162,10 +187,10 @@ fn culvert_fill_bound(c: u32, q: f32) -> u32 {
     return bitcast<u32>(pow(width / sqrt(params.g * rate), 2.0 / 3.0));
 }
 
-@compute @workgroup_size(CULVERT_THREADS)
-fn culvert_flows(@builtin(local_invocation_index) lid: u32) {
-    for (var c = lid; c < params.culvert_count; c += CULVERT_THREADS) {
-        let flow = culvert_discharge(c);
+@compute @workgroup_size(STRUCTURE_THREADS)
+fn structure_flows(@builtin(local_invocation_index) lid: u32) {
+    for (var c = lid; c < params.structure_count; c += STRUCTURE_THREADS) {
+        let flow = structure_discharge(c);
         forcing[params.n_series + c] = vec4<f32>(flow.q, flow.q, 0.0, 0.0);
         atomicMin(&sim.dt_min_bits, flow.dt_bits);
     }

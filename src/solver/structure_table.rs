@@ -2,28 +2,30 @@
 //! which each culvert's end cells take its discharge.
 
 use crate::grid::CELLS_PER_BLOCK;
-use crate::scenario::culverts::Shape;
 use crate::scenario::model::Model;
+use crate::scenario::structures::Shape;
 
-/// Words per culvert, as `CULVERT_WORDS` in culverts.wgsl.
-const CULVERT_WORDS: usize = 12;
+/// Words per culvert, as `STRUCTURE_WORDS` in culverts.wgsl.
+const STRUCTURE_WORDS: usize = 12;
 
 pub fn words(model: &Model) -> Vec<u32> {
-    let culverts = &model.culverts;
+    let culverts = &model.structures;
     if culverts.is_empty() {
         return vec![0; 4];
     }
-    let mut words = Vec::with_capacity(CULVERT_WORDS * culverts.len());
+    let mut words = Vec::with_capacity(STRUCTURE_WORDS * culverts.len());
     let mut cells = Vec::new();
-    let first = (CULVERT_WORDS * culverts.len()) as u32;
+    let first = (STRUCTURE_WORDS * culverts.len()) as u32;
     for c in culverts {
-        let (circular, width, rise) = match c.shape {
-            Shape::Box { width, height } => (0, width, height),
-            Shape::Circular { diameter } => (1, diameter, diameter),
+        // A weir's crest length stands for the width, its coefficient for Manning's n.
+        let (kind, width, rise, roughness) = match c.shape {
+            Shape::Box { width, height } => (0, width, height, c.manning),
+            Shape::Circular { diameter } => (1, diameter, diameter, c.manning),
+            Shape::Weir { coefficient } => (2, c.length, 0.0, coefficient),
         };
-        words.push(circular);
+        words.push(kind);
         let f = |v: f64| (v as f32).to_bits();
-        words.extend([width, rise, c.length, c.manning, c.loss].map(f));
+        words.extend([width, rise, c.length, roughness, c.loss].map(f));
         words.extend(c.ends.iter().map(|e| f(e.invert)));
         for end in &c.ends {
             words.extend([first + cells.len() as u32, end.cells.len() as u32]);
@@ -40,7 +42,7 @@ pub fn words(model: &Model) -> Vec<u32> {
 pub fn source_entries(model: &Model) -> Vec<(usize, [u32; 4])> {
     let mut out = Vec::new();
     let slot = model.series.len() as u32;
-    for (c, culvert) in model.culverts.iter().enumerate() {
+    for (c, culvert) in model.structures.iter().enumerate() {
         for (e, end) in culvert.ends.iter().enumerate() {
             let area: f64 = end.cells.iter().map(|&k| cell_area(model, k)).sum();
             let sign = if e == 0 { -1.0 } else { 1.0 };

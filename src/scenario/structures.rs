@@ -1,10 +1,15 @@
-//! `[[culvert]]`: a barrel under an embankment linking two places of the domain. Its
-//! discharge follows Boyd's generalised head–discharge equations for culverts (Boyd 1987,
-//! in the simplified form ANUGA's Boyd box and pipe operators use): the smaller of the
-//! inlet-control discharge (unsubmerged: weir; submerged: orifice) and the outlet-control
-//! discharge (entrance and exit losses plus Manning friction along the barrel). The GPU
-//! evaluates it every step (`shaders/culverts.wgsl`); `boyd_discharge` here is the same
-//! formula in f64, for tests and reports.
+//! Structures that carry water between two places of the domain, each with a discharge
+//! law the GPU evaluates every step (`shaders/structures.wgsl`) from the state at both ends:
+//!
+//! - `[[culvert]]`: a barrel under an embankment, by Boyd's generalised head–discharge
+//!   equations for culverts (Boyd 1987, in the simplified form ANUGA's Boyd box and pipe
+//!   operators use): the smaller of the inlet-control discharge (unsubmerged: weir;
+//!   submerged: orifice) and the outlet-control discharge (entrance and exit losses plus
+//!   Manning friction along the barrel);
+//! - `[[weir]]` (`weirs.rs`): a crest along a line, by the weir equation with Villemonte's
+//!   submergence correction.
+//!
+//! `boyd_discharge` and `weir_discharge` are the same laws in f64, for tests and reports.
 
 use super::build::{bad, cell_at, coords, line_cells, Frame};
 use crate::error::InputError;
@@ -42,12 +47,22 @@ pub struct CulvertSpec {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
-    Box { width: f64, height: f64 },
-    Circular { diameter: f64 },
+    Box {
+        width: f64,
+        height: f64,
+    },
+    Circular {
+        diameter: f64,
+    },
+    /// A weir: q = coefficient H^1.5 per metre of crest (`Structure::length`), the crest at
+    /// both ends' invert.
+    Weir {
+        coefficient: f64,
+    },
 }
 
-/// One end of a culvert: the stored cells it draws from or pours into, in equal depth.
-#[derive(Clone, Debug, PartialEq)]
+/// One end of a structure: the stored cells it draws from or pours into, in equal depth.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct End {
     /// Stored cells (global storage indices), each once.
     pub cells: Vec<usize>,
@@ -56,9 +71,10 @@ pub struct End {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Culvert {
+pub struct Structure {
     pub name: String,
     pub shape: Shape,
+    /// Barrel length, or a weir's crest length (m).
     pub length: f64,
     pub manning: f64,
     pub loss: f64,
@@ -132,99 +148,131 @@ fn shape(s: &CulvertSpec, key: &str) -> Result<Shape, InputError> {
     }
 }
 
-/// The culverts of the scenario, their ends on `grid`'s stored cells; marks the blocks
-/// holding an end as computed every step.
+/// The culverts and weirs of the scenario, their ends on `grid`'s stored cells; marks the
+/// blocks holding an end as computed every step, and links each structure's cells
+/// (`BlockGrid::links`).
 pub(crate) fn build(
-    specs: &[CulvertSpec],
+    culverts: &[CulvertSpec],
+    weirs: &[super::weirs::WeirSpec],
     frame: &Frame,
     grid: &mut BlockGrid,
     elevation: &[f64],
     datum: f64,
     dir: &Path,
-) -> Result<Vec<Culvert>, InputError> {
+) -> Result<Vec<Structure>, InputError> {
     let mut out = Vec::new();
-    for (k, s) in specs.iter().enumerate() {
-        let key = format!("culvert[{k}]");
-        let shape = shape(s, &key)?;
-        let inlet = place(s.inlet, s.inlet_line.as_ref(), &key, "inlet", frame, dir)?;
-        let outlet = place(s.outlet, s.outlet_line.as_ref(), &key, "outlet", frame, dir)?;
-        let name = s
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("culvert {}", k + 1));
-        let what = format!("culvert {name:?}");
-        let advice = "a culvert end must lie on the domain";
-        super::nodata::cells(&key, &what, &inlet.cells, frame, elevation, advice)?;
-        super::nodata::cells(&key, &what, &outlet.cells, frame, elevation, advice)?;
-        let distance = ((inlet.centre[0] - outlet.centre[0]).powi(2)
-            + (inlet.centre[1] - outlet.centre[1]).powi(2))
-        .sqrt();
-        let length = positive(s.length, &format!("{key}.length"), "a length (m)")?
-            .unwrap_or(distance.max(frame.dx));
-        let manning = s.manning.unwrap_or(0.013);
-        if !(manning.is_finite() && manning >= 0.0) {
-            return Err(bad(
-                &format!("{key}.manning"),
-                format!("expected n >= 0, found {manning}"),
-            ));
+    for (k, s) in culverts.iter().enumerate() {
+        let culvert = culvert(k, s, frame, grid, elevation, datum, dir)?;
+        link(grid, &culvert);
+        out.push(culvert);
+    }
+    for (k, s) in weirs.iter().enumerate() {
+        for piece in super::weirs::build(k, s, frame, elevation, datum, dir)? {
+            let ends = piece.ends.map(|(cells, crest)| End {
+                cells: stored_cells(grid, &cells),
+                invert: crest,
+            });
+            let weir = Structure { ends, ..piece.weir };
+            link(grid, &weir);
+            out.push(weir);
         }
-        let loss = s.loss.unwrap_or(1.5);
-        if !(loss.is_finite() && loss >= 0.0) {
-            return Err(bad(
-                &format!("{key}.loss"),
-                format!("expected a loss coefficient >= 0, found {loss}"),
-            ));
-        }
-        let mut end = |p: &Place, invert: Option<f64>, which: &str| -> Result<End, InputError> {
-            let lowest = p
-                .cells
-                .iter()
-                .map(|&(i, j)| elevation[i + frame.nx * j])
-                .fold(f64::INFINITY, f64::min);
-            let invert = invert.unwrap_or(lowest);
-            if !invert.is_finite() {
-                return Err(bad(
-                    &format!("{key}.{which}_invert"),
-                    "expected an elevation (m)",
-                ));
-            }
-            Ok(End {
-                cells: stored_cells(grid, &p.cells),
-                invert: invert - datum,
-            })
-        };
-        let ends = [
-            end(&inlet, s.inlet_invert, "inlet")?,
-            end(&outlet, s.outlet_invert, "outlet")?,
-        ];
-        if ends[0].cells.iter().any(|c| ends[1].cells.contains(c)) {
-            return Err(bad(
-                &key,
-                "the inlet and the outlet share a cell: move them apart",
-            ));
-        }
-        let per_block = crate::grid::CELLS_PER_BLOCK;
-        grid.links.push(
-            ends.iter()
-                .flat_map(|e| &e.cells)
-                .map(|&k| ((k / per_block) as u32, (k % per_block) as u32))
-                .collect(),
-        );
-        out.push(Culvert {
-            name,
-            shape,
-            length,
-            manning,
-            loss,
-            ends,
-        });
     }
     Ok(out)
 }
 
+/// Makes a rank that holds any of the structure's cells hold all of them.
+fn link(grid: &mut BlockGrid, s: &Structure) {
+    let per_block = crate::grid::CELLS_PER_BLOCK;
+    grid.links.push(
+        s.ends
+            .iter()
+            .flat_map(|e| &e.cells)
+            .map(|&k| ((k / per_block) as u32, (k % per_block) as u32))
+            .collect(),
+    );
+}
+
+fn culvert(
+    k: usize,
+    s: &CulvertSpec,
+    frame: &Frame,
+    grid: &mut BlockGrid,
+    elevation: &[f64],
+    datum: f64,
+    dir: &Path,
+) -> Result<Structure, InputError> {
+    let key = format!("culvert[{k}]");
+    let shape = shape(s, &key)?;
+    let inlet = place(s.inlet, s.inlet_line.as_ref(), &key, "inlet", frame, dir)?;
+    let outlet = place(s.outlet, s.outlet_line.as_ref(), &key, "outlet", frame, dir)?;
+    let name = s
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("culvert {}", k + 1));
+    let what = format!("culvert {name:?}");
+    let advice = "a culvert end must lie on the domain";
+    super::nodata::cells(&key, &what, &inlet.cells, frame, elevation, advice)?;
+    super::nodata::cells(&key, &what, &outlet.cells, frame, elevation, advice)?;
+    let distance = ((inlet.centre[0] - outlet.centre[0]).powi(2)
+        + (inlet.centre[1] - outlet.centre[1]).powi(2))
+    .sqrt();
+    let length = positive(s.length, &format!("{key}.length"), "a length (m)")?
+        .unwrap_or(distance.max(frame.dx));
+    let manning = s.manning.unwrap_or(0.013);
+    if !(manning.is_finite() && manning >= 0.0) {
+        return Err(bad(
+            &format!("{key}.manning"),
+            format!("expected n >= 0, found {manning}"),
+        ));
+    }
+    let loss = s.loss.unwrap_or(1.5);
+    if !(loss.is_finite() && loss >= 0.0) {
+        return Err(bad(
+            &format!("{key}.loss"),
+            format!("expected a loss coefficient >= 0, found {loss}"),
+        ));
+    }
+    let mut end = |p: &Place, invert: Option<f64>, which: &str| -> Result<End, InputError> {
+        let lowest = p
+            .cells
+            .iter()
+            .map(|&(i, j)| elevation[i + frame.nx * j])
+            .fold(f64::INFINITY, f64::min);
+        let invert = invert.unwrap_or(lowest);
+        if !invert.is_finite() {
+            return Err(bad(
+                &format!("{key}.{which}_invert"),
+                "expected an elevation (m)",
+            ));
+        }
+        Ok(End {
+            cells: stored_cells(grid, &p.cells),
+            invert: invert - datum,
+        })
+    };
+    let ends = [
+        end(&inlet, s.inlet_invert, "inlet")?,
+        end(&outlet, s.outlet_invert, "outlet")?,
+    ];
+    if ends[0].cells.iter().any(|c| ends[1].cells.contains(c)) {
+        return Err(bad(
+            &key,
+            "the inlet and the outlet share a cell: move them apart",
+        ));
+    }
+    Ok(Structure {
+        name,
+        shape,
+        length,
+        manning,
+        loss,
+        ends,
+    })
+}
+
 /// The stored cells holding finest cells `cells`, each once, in a fixed order; their blocks
 /// are computed every step.
-fn stored_cells(grid: &mut BlockGrid, cells: &[(usize, usize)]) -> Vec<usize> {
+pub(crate) fn stored_cells(grid: &mut BlockGrid, cells: &[(usize, usize)]) -> Vec<usize> {
     let mut stored: Vec<usize> = cells
         .iter()
         .map(|&(i, j)| {
@@ -251,7 +299,7 @@ pub struct Heads {
 }
 
 /// Boyd's culvert discharge (m³/s, ≥ 0) for the given heads, gravity `g`.
-pub fn boyd_discharge(c: &Culvert, h: Heads, g: f64) -> f64 {
+pub fn boyd_discharge(c: &Structure, h: Heads, g: f64) -> f64 {
     if h.driving <= 0.0 || h.difference <= 0.0 {
         return 0.0;
     }
@@ -265,6 +313,7 @@ pub fn boyd_discharge(c: &Culvert, h: Heads, g: f64) -> f64 {
             0.421 * root_g * diameter.powf(0.87) * h.driving.powf(1.63),
             0.530 * root_g * diameter.powf(1.87) * h.driving.powf(0.63),
         ),
+        Shape::Weir { .. } => return weir_discharge(c, h),
     };
     let rise = barrel_rise(c.shape);
     // The barrel flows full where the tailwater drowns it, else at critical depth.
@@ -283,11 +332,31 @@ pub fn boyd_discharge(c: &Culvert, h: Heads, g: f64) -> f64 {
     inlet.min(outlet)
 }
 
+/// The weir equation with Villemonte's submergence correction (m³/s, ≥ 0): the crest
+/// length times coefficient × H^1.5, H the upstream energy above the crest (`driving`),
+/// times (1 − (H_d / H)^1.5)^0.385 where the downstream level stands above the crest by
+/// H_d (`tailwater`).
+pub fn weir_discharge(w: &Structure, h: Heads) -> f64 {
+    let Shape::Weir { coefficient } = w.shape else {
+        return 0.0;
+    };
+    if h.driving <= 0.0 || h.difference <= 0.0 {
+        return 0.0;
+    }
+    let free = coefficient * w.length * h.driving.powf(1.5);
+    if h.tailwater <= 0.0 {
+        return free;
+    }
+    let ratio = (h.tailwater / h.driving).min(1.0);
+    free * (1.0 - ratio.powf(1.5)).powf(0.385)
+}
+
 /// The barrel's height (box) or diameter.
 pub fn barrel_rise(shape: Shape) -> f64 {
     match shape {
         Shape::Box { height, .. } => height,
         Shape::Circular { diameter } => diameter,
+        Shape::Weir { .. } => 0.0,
     }
 }
 
@@ -306,6 +375,7 @@ pub fn section(shape: Shape, d: f64) -> (f64, f64) {
             let half = (1.0 - (d / r).clamp(0.0, 2.0)).acos();
             (r * r * (half - half.sin() * half.cos()), diameter * half)
         }
+        Shape::Weir { .. } => (0.0, 0.0),
     }
 }
 
@@ -328,6 +398,7 @@ pub fn critical_depth(shape: Shape, q: f64, g: f64) -> f64 {
             }
             0.5 * (lo + hi)
         }
+        Shape::Weir { .. } => 0.0,
     }
 }
 
@@ -335,12 +406,12 @@ pub fn critical_depth(shape: Shape, q: f64, g: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn culvert(shape: Shape) -> Culvert {
+    fn culvert(shape: Shape) -> Structure {
         let end = End {
             cells: vec![0],
             invert: 0.0,
         };
-        Culvert {
+        Structure {
             name: "c".into(),
             shape,
             length: 20.0,
@@ -366,6 +437,7 @@ mod tests {
                 let top = match shape {
                     Shape::Box { width, .. } => width,
                     Shape::Circular { diameter } => 2.0 * (d * (diameter - d)).sqrt(),
+                    Shape::Weir { .. } => unreachable!(),
                 };
                 let froude2 = q * q * top / (g * area.powi(3));
                 assert!(

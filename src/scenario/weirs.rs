@@ -1,0 +1,171 @@
+//! `[[weir]]`: a crest along a line, over which water passes by the weir equation with
+//! Villemonte's submergence correction rather than as the shallow-water flow over a raised
+//! bed. The line's cells become a wall (as a levee without crest); every stretch of up to
+//! `PIECE_CELLS` of them is a structure of its own (`structures.rs`) whose ends are the
+//! cells beside that stretch on either side, so a long weir with a sloping water surface
+//! passes water by the head along each stretch.
+
+use super::build::{bad, coords, line_cells, Frame};
+use super::structures::{Shape, Structure};
+use crate::error::InputError;
+use crate::io::vector::Want;
+use crate::scenario::spec::Coords;
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Wall cells per stretch of a weir.
+const PIECE_CELLS: usize = 8;
+
+/// `[[weir]]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeirSpec {
+    pub name: Option<String>,
+    pub line: Coords,
+    /// Crest elevation (m, the terrain's datum).
+    pub crest: f64,
+    /// q = coefficient H^1.5 (m^0.5/s); 1.7 by default (a broad crest: (2/3)^1.5 √g).
+    pub coefficient: Option<f64>,
+}
+
+/// One stretch of a weir: the structure (its ends' cells left empty) and each end's finest
+/// cells with the crest (relative to the datum).
+pub(crate) struct Piece {
+    pub weir: Structure,
+    pub ends: [(Vec<(usize, usize)>, f64); 2],
+}
+
+/// Takes the cells of every weir line out of the domain (NaN, as nodata): water crosses
+/// only by the weir equation.
+pub(crate) fn walls(
+    specs: &[WeirSpec],
+    frame: &Frame,
+    elevation: &mut [f64],
+    dir: &Path,
+) -> Result<(), InputError> {
+    for (k, w) in specs.iter().enumerate() {
+        let key = format!("weir[{k}].line");
+        let line = coords(&w.line, Want::Line, &key, dir, frame)?;
+        for (i, j) in line_cells(frame, &line, &key)? {
+            elevation[i + frame.nx * j] = f64::NAN;
+        }
+    }
+    Ok(())
+}
+
+/// The stretches of weir `k` (after `walls`).
+pub(crate) fn build(
+    k: usize,
+    spec: &WeirSpec,
+    frame: &Frame,
+    elevation: &[f64],
+    datum: f64,
+    dir: &Path,
+) -> Result<Vec<Piece>, InputError> {
+    let key = format!("weir[{k}]");
+    if !spec.crest.is_finite() {
+        return Err(bad(&format!("{key}.crest"), "expected an elevation (m)"));
+    }
+    let coefficient = spec.coefficient.unwrap_or(1.7);
+    if !(coefficient.is_finite() && coefficient > 0.0) {
+        return Err(bad(
+            &format!("{key}.coefficient"),
+            format!("expected a weir coefficient > 0 (m^0.5/s), found {coefficient}"),
+        ));
+    }
+    let line = coords(&spec.line, Want::Line, &format!("{key}.line"), dir, frame)?;
+    let cells = line_cells(frame, &line, &format!("{key}.line"))?;
+    let wall: HashSet<(usize, usize)> = cells.iter().copied().collect();
+    let length: f64 = line
+        .windows(2)
+        .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt())
+        .sum();
+    let name = spec
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("weir {}", k + 1));
+    let mut pieces = Vec::new();
+    for (p, stretch) in cells.chunks(PIECE_CELLS).enumerate() {
+        let [left, right] = sides(stretch, &line, &wall, frame, elevation);
+        if left.is_empty() || right.is_empty() {
+            let (i, j) = stretch[0];
+            let (x, y) = frame.centre(i, j);
+            return Err(bad(
+                &key,
+                format!("no domain on one side of the line near ({x:.1}, {y:.1}): a weir must part two wet areas"),
+            ));
+        }
+        let crest = spec.crest - datum;
+        pieces.push(Piece {
+            weir: Structure {
+                name: format!("{name} ({})", p + 1),
+                shape: Shape::Weir { coefficient },
+                length: length * stretch.len() as f64 / cells.len() as f64,
+                manning: 0.0,
+                loss: 0.0,
+                ends: Default::default(),
+            },
+            ends: [(left, crest), (right, crest)],
+        });
+    }
+    Ok(pieces)
+}
+
+/// The domain cells beside a stretch of wall cells, on the left and on the right of the
+/// line's direction (4-neighbours, by the nearest segment's direction).
+fn sides(
+    stretch: &[(usize, usize)],
+    line: &[[f64; 2]],
+    wall: &HashSet<(usize, usize)>,
+    frame: &Frame,
+    elevation: &[f64],
+) -> [Vec<(usize, usize)>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    for &(i, j) in stretch {
+        let (x, y) = frame.centre(i, j);
+        let d = nearest_direction(line, [x, y]);
+        let beside = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
+        for (di, dj) in beside {
+            let (ni, nj) = (i as i64 + di, j as i64 + dj);
+            if ni < 0 || nj < 0 || ni >= frame.nx as i64 || nj >= frame.ny as i64 {
+                continue;
+            }
+            let n = (ni as usize, nj as usize);
+            if wall.contains(&n) || elevation[n.0 + frame.nx * n.1].is_nan() {
+                continue;
+            }
+            let cross = d[0] * dj as f64 - d[1] * di as f64;
+            let side = if cross > 0.0 {
+                0
+            } else if cross < 0.0 {
+                1
+            } else {
+                continue;
+            };
+            if !out[side].contains(&n) && !out[1 - side].contains(&n) {
+                out[side].push(n);
+            }
+        }
+    }
+    out
+}
+
+/// The direction of the segment of `line` nearest to `p`.
+fn nearest_direction(line: &[[f64; 2]], p: [f64; 2]) -> [f64; 2] {
+    let mut best = (f64::INFINITY, [1.0, 0.0]);
+    for w in line.windows(2) {
+        let d = [w[1][0] - w[0][0], w[1][1] - w[0][1]];
+        let len2 = d[0] * d[0] + d[1] * d[1];
+        if len2 == 0.0 {
+            continue;
+        }
+        let t = (((p[0] - w[0][0]) * d[0] + (p[1] - w[0][1]) * d[1]) / len2).clamp(0.0, 1.0);
+        let q = [w[0][0] + t * d[0], w[0][1] + t * d[1]];
+        let dist = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
+        if dist < best.0 {
+            best = (dist, d);
+        }
+    }
+    best.1
+}

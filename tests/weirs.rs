@@ -1,0 +1,177 @@
+//! Weirs (`[[weir]]`): a step carries the weir equation's discharge, free and submerged
+//! (Villemonte), in either direction, coded from the formula in `scenario::structures`; a
+//! steady inflow over a weir settles at the head the weir equation gives, within the mass
+//! bound; bad weirs are refused naming the key.
+
+mod common;
+
+use quadflood::scenario::structures::{weir_discharge, Heads};
+use quadflood::solver::Simulation;
+use std::path::Path;
+
+/// Two basins, 24 m × 16 m each, parted by a weir along x = 24.5 m with its crest at
+/// 0.5 m, the west one at `west` m, the east one at `east` m, at rest on a flat bed.
+fn basins(west: f64, east: f64, weir: &str) -> String {
+    format!(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 49
+ny = 16
+
+[terrain]
+type = "expression"
+expression = "0"
+
+[initial]
+water_level = "{east} + ({west} - {east})*min(1, max(0, (24 - x)*2))"
+
+[[weir]]
+line = [[24.5, 0.01], [24.5, 15.99]]
+crest = 0.5
+{weir}
+
+[time]
+end = 1e6
+"#
+    )
+}
+
+fn volumes(depth: &[f32]) -> (f64, f64) {
+    let (mut west, mut east) = (0.0, 0.0);
+    for (c, &h) in depth.iter().enumerate() {
+        match c % 49 {
+            i if i < 24 => west += h as f64,
+            i if i > 24 => east += h as f64,
+            _ => {}
+        }
+    }
+    (west, east)
+}
+
+#[test]
+fn one_step_carries_the_weir_equations_discharge() {
+    let cases = [
+        ("free", 1.0, 0.2, ""),
+        ("submerged", 1.0, 0.8, "coefficient = 1.5"),
+        ("backwards, submerged", 0.7, 0.9, ""),
+    ];
+    for (what, west, east, extra) in cases {
+        let model = common::model(&basins(west, east, extra));
+        let crest_length: f64 = model.structures.iter().map(|s| s.length).sum();
+        assert!(
+            (crest_length - 15.98).abs() < 1e-9,
+            "crest length {crest_length}"
+        );
+        assert!(
+            model.structures.len() >= 2,
+            "a 16-cell weir comes in stretches"
+        );
+        let (before_w, before_e) = volumes(&model.domain(&model.depth));
+        let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+        sim.run_steps(1).unwrap();
+        let dt = sim.status().t;
+        let (after_w, after_e) = volumes(&sim.read_fields().depth);
+        let (up, down) = if west >= east {
+            (west, east)
+        } else {
+            (east, west)
+        };
+        let heads = Heads {
+            driving: up - 0.5,
+            difference: up - down,
+            tailwater: down - 0.5,
+        };
+        let q: f64 = model
+            .structures
+            .iter()
+            .map(|s| weir_discharge(s, heads))
+            .sum();
+        let expected = if west >= east { q * dt } else { -q * dt };
+        let moved = after_e - before_e;
+        println!(
+            "{what}: Q {q:.4} m³/s, moved {moved:.6e} m³ in {dt:.4} s, expected {expected:.6e}"
+        );
+        assert!(q > 0.0);
+        assert!(
+            (moved - expected).abs() <= 1e-3 * expected.abs(),
+            "{what}: moved {moved} m³, the weir equation gives {expected} m³"
+        );
+        assert!((before_w - after_w - moved).abs() <= 1e-4 * moved.abs());
+    }
+}
+
+/// 2 m³/s into the west basin over its west edge, out over the weir and the open east
+/// edge: at steady state the weir passes the inflow at the head its equation gives.
+#[test]
+fn a_steady_inflow_stands_at_the_weirs_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("weir.toml");
+    let text = basins(0.5, 0.0, "").replace(
+        "end = 1e6",
+        "end = 600.0\noutput_interval = 600.0\ngauge_interval = 10.0",
+    ) + r#"
+[boundary]
+east = "open"
+
+[[boundary.segment]]
+edge = "west"
+type = "inflow"
+discharge = 2.0
+
+[[gauge]]
+name = "pool"
+x = 12.0
+y = 8.0
+
+[output]
+png = false
+"#;
+    std::fs::write(&scenario, text).unwrap();
+    let out = dir.path().join("out");
+    common::run_ok(&scenario, &out, &[]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let error = summary["mass_error_rel"].as_f64().unwrap();
+    assert!(error.abs() <= 1e-5, "mass error {error}");
+    let gauge = std::fs::read_to_string(out.join("gauge_pool.csv")).unwrap();
+    let last: Vec<f64> = gauge
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let (h, u) = (last[1], last[2]);
+    // Free flow: Q = C L H^1.5, H the energy above the crest; the pool is nearly still.
+    let head = (2.0f64 / (1.7 * 15.98)).powf(2.0 / 3.0);
+    let energy = h + u * u / (2.0 * 9.81) - 0.5;
+    println!(
+        "pool depth {h:.4} m, speed {u:.4} m/s: head {energy:.4} m, weir equation {head:.4} m"
+    );
+    assert!(
+        (energy - head).abs() < 0.01,
+        "head {energy} m, expected {head} m"
+    );
+}
+
+#[test]
+fn bad_weirs_are_refused_with_the_key_named() {
+    let bad_coefficient = basins(1.0, 0.2, "coefficient = 0.0");
+    let message = quadflood::scenario::from_str(&bad_coefficient, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("weir[0].coefficient"), "{message}");
+    // Along the domain's edge there is no domain on one side.
+    let edge = basins(1.0, 0.2, "").replace(
+        "line = [[24.5, 0.01], [24.5, 15.99]]",
+        "line = [[0.5, 0.01], [0.5, 15.99]]",
+    );
+    let message = quadflood::scenario::from_str(&edge, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("weir[0]") && message.contains("one side"),
+        "{message}"
+    );
+}
