@@ -10,6 +10,7 @@ pub mod limits;
 pub mod maxima;
 pub mod model;
 mod nodata;
+pub mod outflow;
 pub mod polygon;
 pub mod reference;
 pub mod refine;
