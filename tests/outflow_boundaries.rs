@@ -47,7 +47,12 @@ fn run(model: &Model, end: f64, window: f64) -> Ending {
             .collect(),
         rate_in: (inflow - in0) / window,
         rate_out: (outflow - out0) / window,
-        mass_error: mass_error(model, model.volume(&sim.read_fields().depth), inflow, outflow),
+        mass_error: mass_error(
+            model,
+            model.volume(&sim.read_fields().depth),
+            inflow,
+            outflow,
+        ),
         depth,
     }
 }
@@ -140,25 +145,33 @@ rating = { csv = "weir.csv", level_column = "stage_m", discharge_column = "Q_m3s
         "outflow {} m³/s",
         end.rate_out
     );
-    assert!((end.rate_in - q0).abs() < 1e-6 * q0, "inflow {}", end.rate_in);
-    assert!(end.mass_error.abs() <= 1e-5, "mass error {:.3e}", end.mass_error);
+    assert!(
+        (end.rate_in - q0).abs() < 1e-6 * q0,
+        "inflow {}",
+        end.rate_in
+    );
+    assert!(
+        end.mass_error.abs() <= 1e-5,
+        "mass error {:.3e}",
+        end.mass_error
+    );
 }
 
-/// A channel 1 km long and 20 m wide falling 1 m per km (n = 0.03), fed 1 m²/s over its
-/// west edge from still water 0.5 m deep; the east edge is `east`.
-fn channel(east: &str) -> Model {
+/// A channel 500 m long and 20 m wide falling 1 m per km (n = 0.03), fed 1 m²/s over its
+/// west edge from still water `depth` deep; the east edge is `east`.
+fn channel(east: &str, depth: f64) -> Model {
     common::model(&format!(
         r#"
 [domain]
 cell_size = 10.0
-nx = 100
+nx = 50
 ny = 2
 [terrain]
 type = "slope"
 elevation = 0.0
 slope_x = -0.001
 [initial]
-depth = 0.5
+depth = {depth}
 [friction]
 manning = 0.03
 [[boundary.segment]]
@@ -183,19 +196,24 @@ fn normal_depth(q: f64, n: f64, s: f64) -> f64 {
 fn a_normal_depth_outlet_ends_a_uniform_channel_without_drawdown_or_backwater() {
     let (q, n, s0) = (1.0, 0.03, 0.001);
     let hn = normal_depth(q, n, s0);
-    let model = channel("type = \"normal_depth\"\nslope = 0.001");
-    let end = run(&model, 3600.0, 600.0);
+    // From still water 0.5 m deep, the channel's depth is within 0.03% of normal depth
+    // everywhere by 1800 s and within 0.003% by 2400 s.
+    let model = channel("type = \"normal_depth\"\nslope = 0.001", 0.5);
+    let end = run(&model, 2400.0, 300.0);
     let nx = model.nx();
     let worst = (0..end.depth.len())
         .map(|c| (c % nx, (end.depth[c] - hn) / hn))
-        .fold((0, 0.0f64), |a, b| if b.1.abs() > a.1.abs() { b } else { a });
+        .fold(
+            (0, 0.0f64),
+            |a, b| if b.1.abs() > a.1.abs() { b } else { a },
+        );
     let last = (end.depth[nx - 1] - hn) / hn;
     println!(
         "normal depth {hn} m: worst relative error {:.2e} in column {}, outlet column {last:.2e}; in {} m³/s, out {} m³/s; mass error {:.2e}",
         worst.1, worst.0, end.rate_in, end.rate_out, end.mass_error
     );
     assert!(
-        worst.1.abs() < 0.01,
+        worst.1.abs() < 0.001,
         "depth off the normal depth {hn} m by {:.2}% in column {}",
         100.0 * worst.1,
         worst.0
@@ -205,17 +223,22 @@ fn a_normal_depth_outlet_ends_a_uniform_channel_without_drawdown_or_backwater() 
         "outflow {}",
         end.rate_out
     );
-    assert!(end.mass_error.abs() <= 1e-5, "mass error {:.3e}", end.mass_error);
+    assert!(
+        end.mass_error.abs() <= 1e-5,
+        "mass error {:.3e}",
+        end.mass_error
+    );
 }
 
 #[test]
 fn a_normal_depth_outlet_on_a_milder_slope_backs_the_water_up_to_its_own_depth() {
     // Friction slope S0 / 4 at the outlet: once steady, the outlet cells pass q at the
-    // normal depth of S0 / 4, 4^0.3 = 1.52 times the channel's.
+    // normal depth of S0 / 4, 4^0.3 = 1.52 times the channel's. From still water 1.2 m
+    // deep the outlet is within 0.05% of it by 1800 s, 0.006% by 2700 s.
     let (q, n, s) = (1.0, 0.03, 0.00025);
     let h = normal_depth(q, n, s);
-    let model = channel("type = \"normal_depth\"\nslope = 0.00025");
-    let end = run(&model, 3600.0, 600.0);
+    let model = channel("type = \"normal_depth\"\nslope = 0.00025", 1.2);
+    let end = run(&model, 2700.0, 300.0);
     let nx = model.nx();
     let outlet = 0.5 * (end.depth[nx - 1] + end.depth[2 * nx - 1]);
     println!(
@@ -225,10 +248,19 @@ fn a_normal_depth_outlet_on_a_milder_slope_backs_the_water_up_to_its_own_depth()
         end.mass_error
     );
     assert!(
-        ((outlet - h) / h).abs() < 0.005,
+        ((outlet - h) / h).abs() < 0.001,
         "outlet depth {outlet} m, expected {h} m"
     );
-    assert!(end.mass_error.abs() <= 1e-5, "mass error {:.3e}", end.mass_error);
+    assert!(
+        (end.rate_out - 20.0).abs() < 0.01 * 20.0,
+        "outflow {}",
+        end.rate_out
+    );
+    assert!(
+        end.mass_error.abs() <= 1e-5,
+        "mass error {:.3e}",
+        end.mass_error
+    );
 }
 
 /// `quadflood check` of `toml` (written as `name.toml` in `dir`): exit code 2 and stderr
