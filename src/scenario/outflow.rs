@@ -153,18 +153,6 @@ pub(crate) fn refuse_frictionless(
     Ok(())
 }
 
-/// The discharge of a rating stored by `load` at level `eta` above the datum: none below
-/// the first level, linear between levels, and beyond the last level linear on from the
-/// last two points (as the kernels read it).
-pub fn discharge_at(rating: &Series, eta: f64) -> f64 {
-    let (l, q) = (&rating.times, &rating.values);
-    if eta < l[0] {
-        return 0.0;
-    }
-    let k = (1..l.len() - 1).rfind(|&k| l[k] <= eta).unwrap_or(0);
-    q[k] + (eta - l[k]) / (l[k + 1] - l[k]) * (q[k + 1] - q[k])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,25 +165,13 @@ mod tests {
     }
 
     #[test]
-    fn levels_count_from_the_datum_and_the_curve_goes_on_past_its_last_level() {
-        let r = load_rating(
-            &table(&[101.0, 102.0, 104.0], &[0.0, 2.0, 10.0]),
-            "k",
-            Path::new("."),
-            100.0,
-        )
-        .unwrap();
-        assert_eq!(r.times, vec![1.0, 2.0, 4.0]);
-        for (eta, q) in [
-            (0.5, 0.0),
-            (1.0, 0.0),
-            (1.5, 1.0),
-            (3.0, 6.0),
-            (4.0, 10.0),
-            (5.0, 14.0),
-        ] {
-            assert_eq!(discharge_at(&r, eta), q, "at {eta}");
-        }
+    fn levels_count_from_the_datum() {
+        let spec = table(&[101.0, 102.0, 104.0], &[0.0, 2.0, 10.0]);
+        let r = load_rating(&spec, "k", Path::new("."), 100.0).unwrap();
+        assert_eq!(
+            (r.times, r.values),
+            (vec![1.0, 2.0, 4.0], vec![0.0, 2.0, 10.0])
+        );
     }
 
     #[test]
