@@ -963,7 +963,7 @@ fn edge_kind(name: &str, key: &str) -> Result<BcKind, InputError> {
         "open" => Ok(BcKind::Open),
         other => Err(bad(
             key,
-            format!("expected \"wall\" or \"open\" (inflow and stage go in [[boundary.segment]]), found {other:?}"),
+            format!("expected \"wall\" or \"open\" (inflow, stage, normal_depth and rating go in [[boundary.segment]]), found {other:?}"),
         )),
     }
 }
