@@ -133,10 +133,12 @@ fn check_maps_show_the_model_as_built() {
         };
         assert_eq!(at(&forcing, nx - 1, j), east, "east row {j}");
     }
-    for i in 0..nx {
+    for i in 0..nx - 1 {
         let expected = if i < 8 { 3.0 } else { 0.0 };
         assert_eq!(at(&forcing, i, 0), expected, "south column {i}");
     }
+    // A corner cell shows the edge that forces it.
+    assert_eq!(at(&forcing, nx - 1, 0), 6.0, "south-east corner");
     assert_eq!(at(&forcing, 20, 40), 4.0);
     let sources = forcing.data.iter().filter(|&&c| c == 4.0).count();
     assert!((1..=4).contains(&sources), "{sources} source cells");
