@@ -354,3 +354,78 @@ fn bad_outflow_segments_are_refused_naming_the_file_key_and_what_was_expected() 
         refused(dir.path(), name, &toml, file, expect);
     }
 }
+
+/// Normal depth over part of the east edge and a rating over part of the north one, on a
+/// grid split two, three and four ways.
+const SPLIT: &str = r#"
+[domain]
+cell_size = 2.0
+nx = 64
+ny = 48
+[terrain]
+type = "expression"
+expression = "1.0 - 0.01*x + 0.05*sin(y/5)"
+[initial]
+depth = 0.3
+[friction]
+manning = 0.03
+[[boundary.segment]]
+edge = "west"
+type = "inflow"
+discharge = 5.0
+[[boundary.segment]]
+edge = "east"
+type = "normal_depth"
+to = 60.0
+slope = 0.01
+[[boundary.segment]]
+edge = "north"
+type = "rating"
+from = 40.0
+rating = { level = [-1.0, 0.0, 2.0], discharge = [0.0, 2.0, 20.0] }
+[time]
+end = 1e6
+"#;
+
+#[test]
+fn outflow_edges_give_the_same_bits_on_any_number_of_ranks() {
+    use quadflood::partition::{partition, per_block, Method};
+    let model = common::model(SPLIT);
+    let t = 30.0;
+    let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+    sim.advance_to(t, &mut |_| {}).unwrap();
+    let one = sim.read_fields();
+    let (_, outflow) = sim.edge_volumes();
+    println!("one rank: {outflow} m³ out by {t} s");
+    assert!(outflow > 10.0, "only {outflow} m³ left");
+    for (ranks, method) in [
+        (2, Method::Hilbert),
+        (4, Method::Hilbert),
+        (3, Method::OneD),
+    ] {
+        let p = partition(&model.grid, ranks, method, &per_block);
+        // The ranks that own each segment's blocks (16 cells of 2 m).
+        let owners = |on: &dyn Fn(u32, u32) -> bool| {
+            let mut o: Vec<u32> = (0..model.grid.nblocks())
+                .filter(|&b| on(model.grid.blocks[b].i0, model.grid.blocks[b].j0))
+                .map(|b| p.owner[b])
+                .collect();
+            o.sort();
+            o.dedup();
+            o.len()
+        };
+        let east = owners(&|i0, j0| i0 == 48 && j0 < 32);
+        let north = owners(&|i0, j0| j0 == 32 && i0 >= 16);
+        println!("{ranks} ranks: {east} own the normal-depth edge, {north} the rating edge");
+        assert!(east.max(north) > 1, "no segment is cut");
+        let split = common::on_ranks(ranks, |c| {
+            let mut r = quadflood::solver::ranks::Ranked::new(common::gpu(), &model, &p, c)
+                .expect("a rank");
+            r.advance_to(t, &mut |_| {}).expect("the run");
+            (r.read_fields(), r.edge_volumes())
+        });
+        let fields = split.iter().find_map(|(f, _)| f.as_ref()).unwrap();
+        common::assert_same_fields(&one, fields, &format!("{ranks} ranks"));
+        assert_eq!(split[0].1 .1, outflow, "{ranks} ranks: outflow");
+    }
+}
