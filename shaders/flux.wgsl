@@ -390,29 +390,86 @@ fn note_speed(speed: f32) {
     }
 }
 
+// The wave speed of unit discharge q through an edge face beside an edge cell of depth h,
+// at least critical as inflow_face has it.
+fn discharge_speed(q: f32, h: f32) -> f32 {
+    let g = params.g;
+    let depth = max(h, pow(q * q / g, 1.0 / 3.0));
+    return select(0.0, abs(q) / depth + sqrt(g * depth), depth > 0.0);
+}
+
 // The fastest wave a forcing can send into the domain before the next step ends, from the
 // peak of its forcing: the wave speed of the water at the edge face, on the same footing
 // as the cells' (|u| + c). `inner` is the edge cell, turned so that .y crosses the edge.
 fn forced_speed(bc: BcDef, inner: vec4<f32>, inward: f32) -> f32 {
-    let g = params.g;
     let peak = bc_peak(bc);
     if (bc.kind == BC_INFLOW) {
-        let q = max(peak, 0.0);
-        let h = max(inner.x, pow(q * q / g, 1.0 / 3.0));
-        return select(0.0, q / h + sqrt(g * h), h > 0.0);
+        return discharge_speed(max(peak, 0.0), inner.x);
     }
     let ghost = stage_ghost(peak, inner, 1u, inward);
-    return max(abs(ghost.y), abs(ghost.z)) + sqrt(g * ghost.x);
+    return max(abs(ghost.y), abs(ghost.z)) + sqrt(params.g * ghost.x);
+}
+
+// Discharge (m^3/s) of rating s (a series of (level, discharge) points) at water level eta:
+// none below the first level, linear between levels, linear on from the last two beyond.
+fn rating_discharge(s: u32, eta: f32) -> f32 {
+    let span = series_span(s);
+    let zero = vec2<f32>(0.0);
+    if (eta < series_point(span, 0u, zero).x) {
+        return 0.0;
+    }
+    var k = span.y - 2u;
+    if (eta < series_point(span, span.y - 1u, zero).x) {
+        k = series_piece(span, zero, eta);
+    }
+    let p0 = series_point(span, k, zero);
+    let p1 = series_point(span, k + 1u, zero);
+    return p0.y + (eta - p0.x) / (p1.x - p0.x) * (p1.y - p0.y);
+}
+
+// An outflow edge (normal depth, rating): unit discharge q out of edge cell `cell` from its
+// own depth and level, through a face as inflow_face builds one, carrying the cell's
+// tangential velocity. The discharge bounds the next step as an inflow's does; a stage takes
+// at most half the cell's water, so that no cell is emptied below zero (the balance reads
+// this same flux).
+fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<f32> {
+    var e = tile[cell];
+    if (abs(step) != 1) {
+        e = turn(e);
+    }
+    if (e.x <= params.dry_depth) {
+        return vec4<f32>(0.0);
+    }
+    var q: f32;
+    if (bc.kind == BC_NORMAL) {
+        let own = u32(cell % TILE - HALO + BLOCK * (cell / TILE - HALO));
+        let gn2 = friction_of(friction[wg_block], own);
+        q = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
+    } else {
+        q = rating_discharge(bc.series, e.w) * bc.scale;
+    }
+    if (stage != 1u) {
+        note_speed(discharge_speed(q, e.x));
+    }
+    if (sim.dt > 0.0) {
+        q = min(q, 0.5 * e.x * geo.dx / sim.dt);
+    }
+    let f = inflow_face(-q, edge_face_depth(cell, step), sign);
+    return vec4<f32>(f.xyz, f.x * e.z);
 }
 
 // Edge faces: a wall passes no water, exactly (the mirrored Riemann problem gives zero
-// only up to fused multiply-adds); an inflow imposes its discharge. Inflow and stage
-// faces bound the next step by the waves their forcing can create (forced_speed).
+// only up to fused multiply-adds); an inflow imposes its discharge, an outflow edge
+// (normal depth, rating) takes its own (outflow_face). Inflow and stage faces bound the
+// next step by the waves their forcing can create (forced_speed).
 // `cell` is the edge cell's tile index, `step` the tile offset into the domain.
 fn edge_face(stage: u32, edge: u32, cell: i32, step: i32, sign: f32, face: vec4<f32>) -> vec4<f32> {
     let bc = bc_defs[bc_edge[edge]];
     if (bc.kind == BC_WALL) {
         return vec4<f32>(0.0, face.y, face.z, 0.0);
+    }
+    if (bc.kind == BC_NORMAL || bc.kind == BC_RATING) {
+        return outflow_face(stage, bc, cell, step, sign);
     }
     if (bc.kind != BC_INFLOW && bc.kind != BC_STAGE) {
         return face;

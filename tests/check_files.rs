@@ -44,6 +44,16 @@ edge = "south"
 type = "stage"
 to = 8.0
 level = 0.2
+[[boundary.segment]]
+edge = "east"
+type = "normal_depth"
+to = 30.0
+slope = 0.01
+[[boundary.segment]]
+edge = "east"
+type = "rating"
+from = 40.0
+rating = { level = [0.5, 1.5], discharge = [0.0, 3.0] }
 
 [[source]]
 point = [20.5, 40.5]
@@ -103,21 +113,32 @@ fn check_maps_show_the_model_as_built() {
     assert_eq!(at(&level, 3, 3), 0.0);
     assert_eq!(at(&level, 40, 10), 1.0, "coarse away from everything");
     assert!(level.data.iter().all(|&l| l == 0.0 || l == 1.0));
+    // Outflow edges too: the east edge's blocks are finest.
+    assert_eq!(at(&level, nx - 1, 5), 0.0, "normal-depth edge");
+    assert_eq!(at(&level, nx - 1, 50), 0.0, "rating edge");
 
-    // West edge: inflow over y in [10, 20] only; south edge: stage up to x = 8 m; the
-    // source's cell; walls elsewhere.
+    // West edge: inflow over y in [10, 20] only; south edge: stage up to x = 8 m; east
+    // edge: normal depth up to y = 30 m, a rating from y = 40 m; the source's cell;
+    // walls elsewhere.
     let forcing = check_map(&out, "forcing_cells");
     for j in 1..ny {
         let y = j as f64 + 0.5;
         let inflow = (10.0..=20.0).contains(&y);
         let expected = if inflow { 2.0 } else { 0.0 };
         assert_eq!(at(&forcing, 0, j), expected, "west row {j}");
-        assert_eq!(at(&forcing, nx - 1, j), 0.0, "east row {j}");
+        let east = match y {
+            _ if y <= 30.0 => 6.0,
+            _ if y >= 40.0 => 7.0,
+            _ => 0.0,
+        };
+        assert_eq!(at(&forcing, nx - 1, j), east, "east row {j}");
     }
-    for i in 0..nx {
+    for i in 0..nx - 1 {
         let expected = if i < 8 { 3.0 } else { 0.0 };
         assert_eq!(at(&forcing, i, 0), expected, "south column {i}");
     }
+    // A corner cell shows the edge that forces it.
+    assert_eq!(at(&forcing, nx - 1, 0), 6.0, "south-east corner");
     assert_eq!(at(&forcing, 20, 40), 4.0);
     let sources = forcing.data.iter().filter(|&&c| c == 4.0).count();
     assert!((1..=4).contains(&sources), "{sources} source cells");

@@ -19,12 +19,15 @@ pub const CHECK_MAPS: [&str; 4] = ["bed", "manning_n", "block_level", "forcing_c
 
 /// Codes of `forcing_cells`: what acts on a cell (a source or line wins over an edge).
 pub const FORCING_CODES: &str =
-    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage or outfall line";
+    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage or outfall line, 6 normal-depth edge, 7 rating edge, 8 culvert or weir end";
 const OPEN_EDGE: f64 = 1.0;
 const INFLOW_EDGE: f64 = 2.0;
 const STAGE_EDGE: f64 = 3.0;
 const SOURCE: f64 = 4.0;
 const LEVEL_LINE: f64 = 5.0;
+const NORMAL_DEPTH_EDGE: f64 = 6.0;
+const RATING_EDGE: f64 = 7.0;
+const STRUCTURE_END: f64 = 8.0;
 
 /// Writes the check maps into `dir/check`; returns the files.
 pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<PathBuf>> {
@@ -122,6 +125,8 @@ fn forcing_cells(model: &Model) -> Vec<f64> {
             Some(k) if k == BcKind::Open as u32 => OPEN_EDGE,
             Some(k) if k == BcKind::Inflow as u32 => INFLOW_EDGE,
             Some(k) if k == BcKind::Stage as u32 => STAGE_EDGE,
+            Some(k) if k == BcKind::NormalDepth as u32 => NORMAL_DEPTH_EDGE,
+            Some(k) if k == BcKind::Rating as u32 => RATING_EDGE,
             _ => 0.0,
         }
     };
@@ -139,6 +144,11 @@ fn forcing_cells(model: &Model) -> Vec<f64> {
     let mut stored = vec![0.0f32; model.grid.stored_cells()];
     for s in &model.sources {
         stored[s.cell] = if s.level { LEVEL_LINE } else { SOURCE } as f32;
+    }
+    for end in model.structures.iter().flat_map(|s| &s.ends) {
+        for &k in &end.cells {
+            stored[k] = STRUCTURE_END as f32;
+        }
     }
     for (code, source) in codes.iter_mut().zip(model.domain(&stored)) {
         if source > 0.0 {
@@ -160,6 +170,9 @@ mod tests {
             (STAGE_EDGE, "stage edge"),
             (SOURCE, "source"),
             (LEVEL_LINE, "stage or outfall line"),
+            (NORMAL_DEPTH_EDGE, "normal-depth edge"),
+            (RATING_EDGE, "rating edge"),
+            (STRUCTURE_END, "culvert or weir end"),
         ] {
             assert!(
                 FORCING_CODES.contains(&format!("{code} {name}")),

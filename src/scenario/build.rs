@@ -15,7 +15,7 @@ use crate::scenario::polygon::Polygon;
 use crate::scenario::reference::TimeReference;
 use crate::scenario::series::{self, Quantity, SeriesList};
 use crate::scenario::spec::*;
-use crate::scenario::{limits, nodata, refine};
+use crate::scenario::{limits, nodata, outflow, refine};
 use std::path::{Path, PathBuf};
 
 pub(crate) fn bad(key: &str, message: impl Into<String>) -> InputError {
@@ -188,7 +188,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let mut bed = grid.to_storage(&fine_bed, WALL_BED);
     let points = storage_points(&grid, &frame);
     let (depth, hu, hv) = initial(&spec.initial, &points, &frame, &grid, datum, &mut bed, dir)?;
-    let manning = grid.to_storage(&friction(&spec.friction, &frame, dir)?, 0.0);
+    let fine_manning = friction(&spec.friction, &frame, dir)?;
+    outflow::refuse_frictionless(&spec.boundary.segments, &bc_edge, &frame, &fine_manning)?;
+    let manning = grid.to_storage(&fine_manning, 0.0);
     let losses = match &spec.losses {
         Some(l) => super::losses::build(l, &frame, &grid, dir)?,
         None => Default::default(),
@@ -977,7 +979,7 @@ fn edge_kind(name: &str, key: &str) -> Result<BcKind, InputError> {
         "open" => Ok(BcKind::Open),
         other => Err(bad(
             key,
-            format!("expected \"wall\" or \"open\" (inflow and stage go in [[boundary.segment]]), found {other:?}"),
+            format!("expected \"wall\" or \"open\" (inflow, stage, normal_depth and rating go in [[boundary.segment]]), found {other:?}"),
         )),
     }
 }
@@ -1113,15 +1115,24 @@ fn segment_def(
         series_list.push(s);
         Ok((series_list.len() - 1) as u32)
     };
-    let unused = match seg.kind.as_str() {
-        "inflow" => seg.level.is_some().then_some("level"),
-        "stage" => seg.discharge.is_some().then_some("discharge"),
-        _ => seg
-            .level
-            .as_ref()
-            .map(|_| "level")
-            .or(seg.discharge.as_ref().map(|_| "discharge")),
+    // The keys each type reads; the others it refuses.
+    let reads: &[&str] = match seg.kind.as_str() {
+        "inflow" => &["discharge"],
+        "stage" => &["level"],
+        "normal_depth" => &["slope"],
+        "rating" => &["rating"],
+        _ => &[],
     };
+    let given = [
+        ("discharge", seg.discharge.is_some()),
+        ("level", seg.level.is_some()),
+        ("slope", seg.slope.is_some()),
+        ("rating", seg.rating.is_some()),
+    ];
+    let unused = given
+        .iter()
+        .find(|(k, set)| *set && !reads.contains(k))
+        .map(|(k, _)| k);
     if let Some(extra) = unused {
         return Err(bad(
             &format!("{key}.{extra}"),
@@ -1162,11 +1173,47 @@ fn segment_def(
                 offset: (-datum) as f32,
             })
         }
+        "normal_depth" => {
+            let slope = seg.slope.ok_or_else(|| {
+                bad(
+                    key,
+                    "a normal_depth segment needs `slope` (the friction slope, m/m, > 0)",
+                )
+            })?;
+            if !(slope > 0.0 && slope.is_finite()) {
+                return Err(bad(
+                    &format!("{key}.slope"),
+                    format!("expected a friction slope > 0 (m/m), found {slope}"),
+                ));
+            }
+            Ok(BcDef {
+                kind: BcKind::NormalDepth as u32,
+                series: NONE,
+                scale: slope as f32,
+                offset: 0.0,
+            })
+        }
+        "rating" => {
+            let rating = seg.rating.as_ref().ok_or_else(|| {
+                bad(
+                    key,
+                    "a rating segment needs `rating` (discharge in m³/s against water level in m)",
+                )
+            })?;
+            series_list.push(outflow::load_rating(rating, &format!("{key}.rating"), dir, datum)?);
+            // Each cell's discharge per metre of edge is Q(its level) / the segment's width.
+            Ok(BcDef {
+                kind: BcKind::Rating as u32,
+                series: (series_list.len() - 1) as u32,
+                scale: (1.0 / (cells as f64 * dx)) as f32,
+                offset: 0.0,
+            })
+        }
         "open" => Ok(BcDef::plain(BcKind::Open)),
         "wall" => Ok(BcDef::plain(BcKind::Wall)),
         other => Err(bad(
             &format!("{key}.type"),
-            format!("expected \"inflow\", \"stage\", \"open\" or \"wall\", found {other:?}"),
+            format!("expected \"inflow\", \"stage\", \"normal_depth\", \"rating\", \"open\" or \"wall\", found {other:?}"),
         )),
     }
 }

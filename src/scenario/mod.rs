@@ -11,6 +11,7 @@ pub mod losses;
 pub mod maxima;
 pub mod model;
 mod nodata;
+pub mod outflow;
 pub mod polygon;
 pub mod reference;
 pub mod refine;

@@ -57,6 +57,25 @@ pub enum BcKind {
     Stage = 3,
     /// Not a boundary: a rain series and the share of the domain it falls on (`scale`).
     Rain = 4,
+    /// Outflow at Manning's normal depth: `scale` is the friction slope.
+    NormalDepth = 5,
+    /// Outflow by a rating curve Q(level): `series` is the curve (levels above the datum
+    /// as its times), `scale` 1 / the segment's width.
+    Rating = 6,
+}
+
+impl BcKind {
+    /// Edges whose flux a forcing imposes: their cells are finest (`scenario::refine`).
+    pub fn imposes_flux(kind: u32) -> bool {
+        [
+            BcKind::Inflow,
+            BcKind::Stage,
+            BcKind::NormalDepth,
+            BcKind::Rating,
+        ]
+        .iter()
+        .any(|&k| k as u32 == kind)
+    }
 }
 
 /// A boundary condition as the kernels read it (`BcDef` in `shaders/common.wgsl`).

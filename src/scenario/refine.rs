@@ -2,8 +2,9 @@
 //!
 //! A block at level r is split when any criterion asks for a level below r: the default
 //! level, regions forced to a level, terrain relief or slope within the block, or nearness
-//! to inflow and stage edges, gauges and initial water. Blocks holding an inflow or stage
-//! edge cell are always finest, so imposed discharges and levels fall on whole cells.
+//! to inflow and stage edges, gauges and initial water. Blocks holding an inflow, stage,
+//! normal-depth or rating edge cell are always finest, so imposed discharges and levels
+//! fall on whole cells.
 
 use super::build::{region_shape, water_spec, Frame, Water1};
 use super::fields::Shape;
@@ -259,10 +260,10 @@ pub(crate) fn grid(
     }))
 }
 
-/// Finest edge cells with an inflow or stage condition.
+/// Finest edge cells with an inflow, stage, normal-depth or rating condition.
 fn forced_edge_cells(frame: &Frame, bc_edge: &[u32], defs: &[BcDef]) -> Vec<(usize, usize)> {
     let (nx, ny) = (frame.nx, frame.ny);
-    let forced = |id: u32| matches!(defs[id as usize].kind, k if k == BcKind::Inflow as u32 || k == BcKind::Stage as u32);
+    let forced = |id: u32| BcKind::imposes_flux(defs[id as usize].kind);
     let mut cells = Vec::new();
     for j in 0..ny {
         if forced(bc_edge[j]) {

@@ -195,7 +195,10 @@ pub fn load(
                 TimeColumn::of(time_unit.as_deref(), reference, &format!("{key}.time_unit"))?;
             unit_scale = factor(unit.as_deref(), quantity.units(), &format!("{key}.unit"))?;
             let columns = [time_column.as_deref(), value_column.as_deref()];
-            read_csv(&dir.join(csv), columns, time)?
+            let path = dir.join(csv);
+            let rows = read_csv(&path, columns, time)?;
+            check(&rows.first, &rows.second).map_err(|m| InputError::new(m).in_file(&path))?;
+            (rows.first, rows.second)
         }
     };
     check(&times, &values).map_err(|m| InputError::new(m).at_key(key))?;
@@ -224,6 +227,19 @@ pub(crate) fn check(times: &[f64], values: &[f64]) -> Result<(), String> {
     Ok(())
 }
 
+/// Two columns of a CSV file, row by row, with each row's line and the columns' names.
+pub(crate) struct Columns {
+    pub first: Vec<f64>,
+    pub second: Vec<f64>,
+    pub lines: Vec<u64>,
+    pub names: [String; 2],
+}
+
+/// Two columns of numbers of a CSV file (`read_csv`), the first two by default.
+pub(crate) fn read_numbers(path: &Path, columns: [Option<&str>; 2]) -> Result<Columns, InputError> {
+    read_csv(path, columns, TimeColumn::Numbers(1.0))
+}
+
 /// Two columns of a CSV file with a header line, the first two by default: times (as
 /// `time` reads them) and values. The file is read whole with a size bound, then parsed as
 /// spreadsheets write CSV: a UTF-8 BOM, `#` comment lines, quoted fields, blank lines,
@@ -232,7 +248,7 @@ fn read_csv(
     path: &Path,
     [time_col, value_col]: [Option<&str>; 2],
     time: TimeColumn,
-) -> Result<(Vec<f64>, Vec<f64>), InputError> {
+) -> Result<Columns, InputError> {
     let fail = |m: String| InputError::new(m).in_file(path);
     let text = crate::io::bounded::read_text(
         path,
@@ -272,6 +288,7 @@ fn read_csv(
     let (tc, vc) = (column(time_col, 0)?, column(value_col, 1)?);
     let mut times = Vec::new();
     let mut values = Vec::new();
+    let mut lines = Vec::new();
     for record in reader.records() {
         let record =
             record.map_err(|e| fail(format!("line {}: {}", line(e.position()), csv_error(&e))))?;
@@ -300,9 +317,14 @@ fn read_csv(
         })?;
         times.push(t);
         values.push(v);
+        lines.push(n);
     }
-    check(&times, &values).map_err(fail)?;
-    Ok((times, values))
+    Ok(Columns {
+        first: times,
+        second: values,
+        lines,
+        names: [names[tc].to_string(), names[vc].to_string()],
+    })
 }
 
 /// A CSV parser's error without the position, which the caller writes as a line number.

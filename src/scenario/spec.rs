@@ -305,6 +305,40 @@ pub struct SegmentSpec {
     pub discharge: Option<SeriesSpec>,
     /// Stage: water level (m, same datum as the terrain).
     pub level: Option<SeriesSpec>,
+    /// Normal depth: the friction slope (m/m, > 0).
+    pub slope: Option<f64>,
+    /// Rating: the discharge (m³/s, the whole segment) at each water level.
+    pub rating: Option<RatingSpec>,
+}
+
+/// A rating curve Q(level): a table, or two columns of a CSV file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "{ level = [...], discharge = [...] }, or { csv = \"file\", level_column = \"...\", discharge_column = \"...\", unit = \"m3/s\" } (no other keys)"
+)]
+pub enum RatingSpec {
+    Table(RatingTable),
+    Csv(RatingCsv),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatingTable {
+    /// Water levels (m, the terrain's datum), strictly increasing.
+    pub level: Vec<f64>,
+    /// Discharge (m³/s) at each level.
+    pub discharge: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatingCsv {
+    pub csv: PathBuf,
+    pub level_column: Option<String>,
+    pub discharge_column: Option<String>,
+    /// Required: the discharge's unit, "m3/s" or "l/s" (levels are in m).
+    pub unit: Option<String>,
 }
 
 /// A constant, a table, or two columns of a CSV file.

@@ -11,7 +11,10 @@ const PARTS: [(&str, &str); 7] = [
     ("terrain", "the terrain"),
     ("friction", "the friction or the losses"),
     ("boundaries", "the boundary conditions"),
-    ("series", "the time series (inflow, stage and rain rates)"),
+    (
+        "series",
+        "the time series (inflow, stage and rain rates) and rating curves",
+    ),
     ("sources", "the sources"),
     ("rain", "where the rain falls"),
 ];
