@@ -16,6 +16,7 @@ fn mass_error(model: &Model, stored: f64, inflow: f64, outflow: f64) -> f64 {
         inflow,
         outflow,
         rain: 0.0,
+        losses: 0.0,
         storage: stored,
     }
     .error_rel()
