@@ -10,19 +10,21 @@
 // 1 circular culvert, 2 weir), width (diameter; a weir's crest length), rise, length,
 // Manning's n (a weir's coefficient), loss coefficient, first and second end's invert (a
 // weir's crest), as f32 bits relative to the datum, then per end its first entry and count
-// in the cell list that follows all structures (local storage indices).
+// in the cell list that follows all structures (local storage indices), and the smoothing
+// time (s, f32 bits). `forcing`'s slot keeps the last discharge in z.
 
-const STRUCTURE_WORDS: u32 = 12u;
+const STRUCTURE_WORDS: u32 = 13u;
 const STRUCTURE_THREADS: u32 = 64u;
 
-// An end's water, area-weighted over its cells: (depth, level, velocity head, the
-// discharge its cells could deliver at critical flow across one side each).
+// An end's water, area-weighted over its cells: (depth, level, 0, the discharge its cells
+// could deliver at critical flow across one side each). The heads are levels, not
+// energies: the cells at a structure's draining end hold the momentum of the water
+// converging on them, whose velocity head would drive the flow that made it, and kept a
+// culvert running backwards between still basins.
 fn structure_end(first: u32, count: u32) -> vec4<f32> {
     var area = 0.0;
     var depth = 0.0;
     var level = 0.0;
-    var qx = 0.0;
-    var qy = 0.0;
     var supply = 0.0;
     for (var k = first; k < first + count; k++) {
         let cell = structures[k];
@@ -32,16 +34,9 @@ fn structure_end(first: u32, count: u32) -> vec4<f32> {
         area += a;
         depth += a * s.x;
         level += a * (s.x + s.w);
-        qx += a * s.y;
-        qy += a * s.z;
         supply += width * s.x * sqrt(params.g * s.x);
     }
-    let h = depth / area;
-    var head = 0.0;
-    if (h > params.dry_depth) {
-        head = (qx * qx + qy * qy) / (depth * depth) / (2.0 * params.g);
-    }
-    return vec4<f32>(h, level / area, head, supply);
+    return vec4<f32>(depth / area, level / area, 0.0, supply);
 }
 
 fn structure_word(c: u32, k: u32) -> f32 {
@@ -118,7 +113,7 @@ struct StructureFlow {
 }
 
 // The weir equation with Villemonte's submergence correction (≥ 0; see structures.rs,
-// `weir_discharge`): crest length × coefficient × H^1.5, H the upstream energy above the
+// `weir_discharge`): crest length × coefficient × H^1.5, H the upstream level above the
 // crest, reduced where the downstream level stands `tailwater` above it.
 fn weir(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
     if (driving <= 0.0 || difference <= 0.0) {
@@ -150,8 +145,8 @@ fn structure_discharge(c: u32) -> StructureFlow {
     let b = structure_end(structures[base + 10u], structures[base + 11u]);
     let invert_a = structure_word(c, 6u);
     let invert_b = structure_word(c, 7u);
-    let energy_a = a.y + a.z;
-    let energy_b = b.y + b.z;
+    let energy_a = a.y;
+    let energy_b = b.y;
     var q: f32;
     var supply: f32;
     if (energy_a >= energy_b) {
@@ -164,6 +159,15 @@ fn structure_discharge(c: u32) -> StructureFlow {
     // An end cannot deliver more than its cells pass at critical flow: keeps them from
     // being drained below dry in a step.
     q = clamp(q, -supply, supply);
+    if (sim.dt > 0.0) {
+        // The discharge relaxes towards the law's over the structure's smoothing time, by
+        // the implicit rule: near a level balance the laws' discharge grows as the square
+        // root of the difference, and the ends' cells, drawn down and filled by the
+        // structure itself within a step, would swing the flow back and forth from step to
+        // step. A steady flow is the law's. (The initial scan bounds dt by the law's.)
+        let r = sim.dt / max(structure_word(c, 12u), 1e-30);
+        q = (forcing[params.n_series + c].z + r * q) / (1.0 + r);
+    }
     return StructureFlow(q, structure_fill_bound(c, q));
 }
 
@@ -189,9 +193,16 @@ fn structure_fill_bound(c: u32, q: f32) -> u32 {
 
 @compute @workgroup_size(STRUCTURE_THREADS)
 fn structure_flows(@builtin(local_invocation_index) lid: u32) {
+    // An idle step (the clock on its target) keeps the last step's discharges, which the
+    // series record.
+    if (sim.dt == 0.0) {
+        return;
+    }
     for (var c = lid; c < params.structure_count; c += STRUCTURE_THREADS) {
         let flow = structure_discharge(c);
-        forcing[params.n_series + c] = vec4<f32>(flow.q, flow.q, 0.0, 0.0);
+        if (sim.dt > 0.0) {
+            forcing[params.n_series + c] = vec4<f32>(flow.q, flow.q, flow.q, 0.0);
+        }
         atomicMin(&sim.dt_min_bits, flow.dt_bits);
     }
 }

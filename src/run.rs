@@ -626,6 +626,12 @@ fn sample_gauges(
     probes: &Probes,
     t: f64,
 ) -> Result<()> {
+    if !model.structures.is_empty() {
+        if let (Some(flows), Some(f)) = (sim.structure_flows(), files.as_mut()) {
+            f.series
+                .record_structures(t, &model.structure_totals(&flows))?;
+        }
+    }
     if probes.cells.is_empty() {
         return Ok(());
     }

@@ -189,6 +189,20 @@ fn a_restarted_run_with_losses_gives_the_same_bits() {
     assert!(resumed.join("infiltration.asc").exists());
 }
 
+/// A culvert's smoothed discharge is in the checkpoint: a restart goes on from it, and its
+/// hydrograph continues to the same bytes.
+#[test]
+fn a_restarted_run_with_a_culvert_gives_the_same_bits() {
+    let (_dir, resumed) = restart_gives_the_same_bits(&[
+        "--set",
+        "culvert=[{ shape = \"box\", width = 1.0, height = 0.5, inlet = [5.0, 60.0], outlet = [120.0, 40.0] }]",
+    ]);
+    let series = std::fs::read_to_string(resumed.join("structures.csv")).unwrap();
+    let last = series.lines().last().unwrap();
+    let q: f64 = last.split(',').nth(1).unwrap().parse().unwrap();
+    assert!(q.abs() > 0.01, "{last}");
+}
+
 /// With a reference date the series carry a date column, and a restart continues it (and
 /// the mass balance, whose storage column moved) to the same bytes.
 #[test]

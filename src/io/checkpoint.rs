@@ -109,6 +109,8 @@ pub fn write(path: &Path, model: &Model, s: &Snapshot, record: &Record) -> std::
         "rain_lo": r.rain.1,
         "maxima": !r.maxima.is_empty(),
         "losses": !r.infiltrated.is_empty(),
+        // Each culvert's and weir's last discharge: its smoothing goes on from it.
+        "structure_flows": r.structure_flows,
         "peak_clock": [model.peak_clock.origin, model.peak_clock.quantum],
         "label_decimals": record.label_decimals,
         "series": record.series.iter().map(SeriesMark::json).collect::<Vec<_>>(),
@@ -240,6 +242,7 @@ pub fn restore(path: &Path, model: &mut Model) -> Result<Restart, InputError> {
         },
         infiltrated,
         loss_volume,
+        structure_flows: header::structure_flows(&h, model).map_err(fail)?,
     };
     let title_times = Resolution::for_run(
         model.t_start,

@@ -219,8 +219,28 @@ fn layout(model: &Model) -> Vec<(String, String)> {
         BALANCE.to_string(),
         format!("{time},inflow_m3,outflow_m3,rain_m3,{losses}storage_m3,error_m3,error_rel"),
     );
-    gauges.chain(sections).chain([balance]).collect()
+    let structures = (!model.structures.is_empty()).then(|| {
+        let columns: Vec<String> = model
+            .structure_names()
+            .iter()
+            .map(|n| format!("{}_m3s", one_line(n).replace(',', ";")))
+            .collect();
+        (
+            STRUCTURES.to_string(),
+            format!(
+                "# discharge of each culvert and weir, positive from its inlet (a weir: from the left of its line) to its outlet\n{time},{}",
+                columns.join(",")
+            ),
+        )
+    });
+    gauges
+        .chain(sections)
+        .chain(structures)
+        .chain([balance])
+        .collect()
 }
+
+const STRUCTURES: &str = "structures.csv";
 
 const BALANCE: &str = "mass_balance.csv";
 
@@ -228,6 +248,8 @@ const BALANCE: &str = "mass_balance.csv";
 pub struct Series {
     gauges: Vec<SeriesFile>,
     sections: Vec<SeriesFile>,
+    /// Each culvert's and weir's discharge over time, when the scenario has any.
+    structures: Option<SeriesFile>,
     /// Mass balance over time (m³): what came in, went out, fell as rain, is stored, and
     /// the error storage - (initial + in - out + rain).
     balance: SeriesFile,
@@ -287,10 +309,15 @@ impl Series {
 
     fn of(model: &Model, mut files: Vec<SeriesFile>, initial: Option<f64>) -> Series {
         let balance = files.pop().expect("the mass balance");
+        let structures = match model.structures.is_empty() {
+            true => None,
+            false => files.pop(),
+        };
         let sections = files.split_off(model.gauges.len());
         Series {
             gauges: files,
             sections,
+            structures,
             balance,
             initial,
             reference: model.time_reference,
@@ -345,6 +372,16 @@ impl Series {
         Ok(())
     }
 
+    /// One discharge (m³/s) per culvert and weir (`Model::structure_names`).
+    pub fn record_structures(&mut self, t: f64, discharges: &[f64]) -> std::io::Result<()> {
+        let date = self.date(t);
+        let Some(f) = self.structures.as_mut() else {
+            return Ok(());
+        };
+        let row: Vec<String> = discharges.iter().map(|q| q.to_string()).collect();
+        f.push(format_args!("{t}{date},{}", row.join(",")))
+    }
+
     /// A row of the balance at time t: `b` as the run counted it, less the initial water,
     /// which the file keeps (the first row's storage).
     pub fn record_balance(&mut self, t: f64, b: &Balance) -> std::io::Result<()> {
@@ -383,6 +420,7 @@ impl Series {
         self.gauges
             .iter_mut()
             .chain(&mut self.sections)
+            .chain(self.structures.as_mut())
             .chain([&mut self.balance])
     }
 
@@ -390,6 +428,7 @@ impl Series {
         self.gauges
             .iter()
             .chain(&self.sections)
+            .chain(self.structures.as_ref())
             .chain([&self.balance])
     }
 

@@ -202,8 +202,10 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let numerics = numerics(spec)?;
     let sections = sections(&spec.sections, &frame, dir)?;
     nodata::sections(&sections, &frame, &elevation)?;
-    let (output_times, gauge_times) =
-        schedule(&spec.time, !gauges.is_empty() || !sections.is_empty())?;
+    let (output_times, gauge_times) = schedule(
+        &spec.time,
+        !gauges.is_empty() || !sections.is_empty() || !structures.is_empty(),
+    )?;
     let model = Model {
         name: spec.name.clone().unwrap_or_else(|| "scenario".into()),
         grid,

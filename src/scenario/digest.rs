@@ -189,7 +189,8 @@ fn inputs(m: &Model) -> Vec<(&'static str, u64)> {
             .pod(&r.block_volume)
             .pod(&r.maxima)
             .pod(&r.infiltrated)
-            .pod(&r.loss_volume);
+            .pod(&r.loss_volume)
+            .pod(&r.structure_flows);
     }
     vec![
         ("the terrain", terrain.finish()),

@@ -173,6 +173,9 @@ pub struct Resume {
     /// Per global block, the volume (m³) lost to the ground so far (double-f32); empty
     /// without losses.
     pub loss_volume: Vec<[f32; 2]>,
+    /// Each culvert and weir structure's discharge (m³/s) in the last step, from which
+    /// its smoothing goes on; empty without structures.
+    pub structure_flows: Vec<f32>,
 }
 
 /// Where rain falls: a series per stored cell (uniform rain, or rain zones).
@@ -430,6 +433,28 @@ impl Model {
             scenario_keys: self.scenario_keys.clone(),
             resolved_scenario: self.resolved_scenario.clone(),
         }
+    }
+
+    /// The name of each culvert and weir of the scenario (a weir once, whatever its
+    /// stretches), in `Structure::owner` order.
+    pub fn structure_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for s in &self.structures {
+            if s.owner == names.len() {
+                names.push(s.name.clone());
+            }
+        }
+        names
+    }
+
+    /// Each culvert's and weir's discharge from its structures' (`discharges`, in model
+    /// order): a weir's stretches summed in order.
+    pub fn structure_totals(&self, discharges: &[f32]) -> Vec<f64> {
+        let mut totals = vec![0.0f64; self.structure_names().len()];
+        for (s, &q) in self.structures.iter().zip(discharges) {
+            totals[s.owner] += q as f64;
+        }
+        totals
     }
 
     /// Offsets of the west, east, south and north edges in `bc_edge`.

@@ -43,6 +43,8 @@ pub struct CulvertSpec {
     /// Invert elevations (m, the terrain's datum); the lowest bed of each end by default.
     pub inlet_invert: Option<f64>,
     pub outlet_invert: Option<f64>,
+    /// Time (s) over which the discharge relaxes towards Boyd's (default `SMOOTHING`).
+    pub smoothing: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,6 +75,9 @@ pub struct End {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Structure {
     pub name: String,
+    /// The culvert or weir of the scenario it is (a weir comes in stretches): culverts in
+    /// order, then weirs.
+    pub owner: usize,
     pub shape: Shape,
     /// Barrel length, or a weir's crest length (m).
     pub length: f64,
@@ -80,6 +85,21 @@ pub struct Structure {
     pub loss: f64,
     /// Inlet, then outlet: positive discharge flows from the first to the second.
     pub ends: [End; 2],
+    /// Time (s) over which the discharge relaxes towards the law's (0: none).
+    pub smoothing: f64,
+}
+
+/// Default `smoothing` (s).
+pub const SMOOTHING: f64 = 10.0;
+
+pub(crate) fn smoothing(v: Option<f64>, key: &str) -> Result<f64, InputError> {
+    match v {
+        Some(s) if !(s.is_finite() && s >= 0.0) => Err(bad(
+            &format!("{key}.smoothing"),
+            format!("expected a time >= 0 (s), found {s}"),
+        )),
+        other => Ok(other.unwrap_or(SMOOTHING)),
+    }
 }
 
 /// Where one end lies, in finest cells, and its centre.
@@ -172,7 +192,11 @@ pub(crate) fn build(
                 cells: stored_cells(grid, &cells),
                 invert: crest,
             });
-            let weir = Structure { ends, ..piece.weir };
+            let weir = Structure {
+                ends,
+                owner: culverts.len() + k,
+                ..piece.weir
+            };
             link(grid, &weir);
             out.push(weir);
         }
@@ -261,7 +285,9 @@ fn culvert(
         ));
     }
     Ok(Structure {
+        smoothing: smoothing(s.smoothing, &key)?,
         name,
+        owner: k,
         shape,
         length,
         manning,
@@ -289,10 +315,9 @@ pub(crate) fn stored_cells(grid: &mut BlockGrid, cells: &[(usize, usize)]) -> Ve
 /// What the discharge depends on at the end water comes from and the end it goes to.
 #[derive(Clone, Copy, Debug)]
 pub struct Heads {
-    /// Specific energy at the upstream end above its invert (m): depth plus velocity head
-    /// plus water level less invert.
+    /// The upstream water level above its invert (m).
     pub driving: f64,
-    /// Total energy upstream less downstream (m), ≥ 0.
+    /// The upstream level less the downstream one (m), ≥ 0.
     pub difference: f64,
     /// Downstream water level above the downstream invert (m).
     pub tailwater: f64,
@@ -333,7 +358,7 @@ pub fn boyd_discharge(c: &Structure, h: Heads, g: f64) -> f64 {
 }
 
 /// The weir equation with Villemonte's submergence correction (m³/s, ≥ 0): the crest
-/// length times coefficient × H^1.5, H the upstream energy above the crest (`driving`),
+/// length times coefficient × H^1.5, H the upstream level above the crest (`driving`),
 /// times (1 − (H_d / H)^1.5)^0.385 where the downstream level stands above the crest by
 /// H_d (`tailwater`).
 pub fn weir_discharge(w: &Structure, h: Heads) -> f64 {
@@ -412,7 +437,9 @@ mod tests {
             invert: 0.0,
         };
         Structure {
+            smoothing: 0.0,
             name: "c".into(),
+            owner: 0,
             shape,
             length: 20.0,
             manning: 0.013,

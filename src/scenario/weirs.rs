@@ -27,6 +27,8 @@ pub struct WeirSpec {
     pub crest: f64,
     /// q = coefficient H^1.5 (m^0.5/s); 1.7 by default (a broad crest: (2/3)^1.5 √g).
     pub coefficient: Option<f64>,
+    /// Time (s) over which the discharge relaxes towards the weir equation's.
+    pub smoothing: Option<f64>,
 }
 
 /// One stretch of a weir: the structure (its ends' cells left empty) and each end's finest
@@ -86,7 +88,7 @@ pub(crate) fn build(
         .clone()
         .unwrap_or_else(|| format!("weir {}", k + 1));
     let mut pieces = Vec::new();
-    for (p, stretch) in cells.chunks(PIECE_CELLS).enumerate() {
+    for stretch in cells.chunks(PIECE_CELLS) {
         let [left, right] = sides(stretch, &line, &wall, frame, elevation);
         if left.is_empty() || right.is_empty() {
             let (i, j) = stretch[0];
@@ -99,11 +101,13 @@ pub(crate) fn build(
         let crest = spec.crest - datum;
         pieces.push(Piece {
             weir: Structure {
-                name: format!("{name} ({})", p + 1),
+                name: name.clone(),
+                owner: 0,
                 shape: Shape::Weir { coefficient },
                 length: length * stretch.len() as f64 / cells.len() as f64,
                 manning: 0.0,
                 loss: 0.0,
+                smoothing: super::structures::smoothing(spec.smoothing, &key)?,
                 ends: Default::default(),
             },
             ends: [(left, crest), (right, crest)],

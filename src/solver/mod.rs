@@ -460,6 +460,8 @@ pub struct Simulation<'g> {
     /// Some cells lose water to the ground (`[losses]`).
     has_losses: bool,
     has_structures: bool,
+    /// Where the structures' discharges sit in `forcing` (first slot) and how many.
+    structure_slots: (usize, usize),
     /// The dispatches of each step, in order.
     steps: Vec<StepKernel>,
     /// Continuing from a checkpoint.
@@ -559,6 +561,7 @@ impl<'g> Simulation<'g> {
             scan_groups,
             has_losses: model.losses.any(),
             has_structures: !model.structures.is_empty(),
+            structure_slots: (model.series.len(), model.structures.len()),
             resumed: model.resume.is_some(),
             status: Status {
                 t: model.t_start,
@@ -990,6 +993,7 @@ impl<'g> Simulation<'g> {
                 },
                 infiltrated,
                 loss_volume,
+                structure_flows: self.read_structure_flows(),
             },
         }
     }
@@ -1056,6 +1060,15 @@ impl<'g> Simulation<'g> {
         let (offset, count) =
             loss_table::volume_range(self.nblocks as usize, self.split.own as usize);
         self.gpu.read_buffer(&self.buffers.losses, offset, count)
+    }
+
+    /// The discharge (m³/s) each culvert and weir structure carries in the step about to
+    /// be taken (0 for one this rank holds no end of).
+    pub fn read_structure_flows(&self) -> Vec<f32> {
+        let (first, count) = self.structure_slots;
+        let forcing = &self.buffers.all[binding::FORCING as usize];
+        let slots: Vec<[f32; 4]> = self.gpu.read_buffer(forcing, 16 * first as u64, count);
+        slots.iter().map(|s| s[0]).collect()
     }
 
     /// Volume (m³) lost to the ground so far, summed in f64.
@@ -1345,7 +1358,14 @@ fn bc_and_rain_defs(model: &Model) -> Vec<BcDef> {
 /// The series' forcing at time t, then a slot per culvert (its discharge, set each step).
 fn initial_forcing(model: &Model, t: f64) -> Vec<[f32; 4]> {
     let mut forcing = forcing::initial_forcing(model, t);
-    forcing.extend(vec![[0.0; 4]; model.structures.len()]);
+    let flows = model
+        .resume
+        .as_ref()
+        .filter(|r| r.structure_flows.len() == model.structures.len())
+        .map_or(vec![0.0; model.structures.len()], |r| {
+            r.structure_flows.clone()
+        });
+    forcing.extend(flows.iter().map(|&q| [q, q, q, 0.0]));
     forcing
 }
 
@@ -1472,6 +1492,8 @@ pub trait Stepper {
     fn edge_volumes(&self) -> (f64, f64);
     /// Volume (m³) lost to the ground so far (0 without losses).
     fn lost_volume(&self) -> f64;
+    /// Each culvert and weir structure's discharge (m³/s), at rank 0.
+    fn structure_flows(&self) -> Option<Vec<f32>>;
     fn host_us_per_step(&self) -> f64;
     /// GPU time per kernel and step, when profiling.
     fn profile(&self) -> Option<profile::Profile> {
@@ -1521,6 +1543,9 @@ impl Stepper for Simulation<'_> {
     }
     fn lost_volume(&self) -> f64 {
         Simulation::lost_volume(self)
+    }
+    fn structure_flows(&self) -> Option<Vec<f32>> {
+        Some(self.read_structure_flows())
     }
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.host_record_s + self.host_submit_s) / self.host_steps.max(1) as f64

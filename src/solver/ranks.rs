@@ -925,6 +925,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 maxima: maxima.map_or(Some(Vec::new()), |m| m)?,
                 infiltrated: infiltrated.map_or(Some(Vec::new()), |m| m)?,
                 loss_volume: loss_volume.map_or(Some(Vec::new()), |m| m)?,
+                structure_flows: Stepper::structure_flows(self)?,
                 cell_updates,
                 ..mine.resume
             },
@@ -1044,6 +1045,11 @@ impl Stepper for Ranked<'_, '_> {
     fn lost_volume(&self) -> f64 {
         Ranked::lost_volume(self)
     }
+    fn structure_flows(&self) -> Option<Vec<f32>> {
+        let mine = self.sim.read_structure_flows();
+        let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
+        Some(held_flows(&all, mine.len()))
+    }
     fn host_us_per_step(&self) -> f64 {
         1e6 * (self.sim.host_record_s + self.sim.host_submit_s) / self.sim.host_steps.max(1) as f64
     }
@@ -1135,4 +1141,19 @@ fn read_mapped(buffer: &wgpu::Buffer, bytes: usize) -> Vec<u8> {
     let out = buffer.get_mapped_range(..).expect("a mapped buffer")[..bytes].to_vec();
     buffer.unmap();
     out
+}
+
+/// Each structure's discharge from every rank's (bytes of f32 each): every rank holding a
+/// structure computes the same one, the others none, so the largest in size is it.
+pub(crate) fn held_flows(all: &[Vec<u8>], count: usize) -> Vec<f32> {
+    let mut flows = vec![0.0f32; count];
+    for bytes in all {
+        let theirs: Vec<f32> = bytemuck::pod_collect_to_vec(bytes);
+        for (q, &t) in flows.iter_mut().zip(&theirs) {
+            if t.abs() > q.abs() {
+                *q = t;
+            }
+        }
+    }
+    flows
 }

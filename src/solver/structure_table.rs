@@ -6,7 +6,7 @@ use crate::scenario::model::Model;
 use crate::scenario::structures::Shape;
 
 /// Words per culvert, as `STRUCTURE_WORDS` in culverts.wgsl.
-const STRUCTURE_WORDS: usize = 12;
+const STRUCTURE_WORDS: usize = 13;
 
 pub fn words(model: &Model) -> Vec<u32> {
     let culverts = &model.structures;
@@ -31,6 +31,7 @@ pub fn words(model: &Model) -> Vec<u32> {
             words.extend([first + cells.len() as u32, end.cells.len() as u32]);
             cells.extend(end.cells.iter().map(|&k| k as u32));
         }
+        words.push(f(c.smoothing));
     }
     words.extend(cells);
     words

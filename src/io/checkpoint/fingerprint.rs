@@ -84,6 +84,11 @@ impl Fingerprint {
                 .f64s(&[s.fraction])
                 .bytes(&[u8::from(s.level)]);
         }
+        // Only where the run has culverts or weirs, so that other runs' checkpoints keep
+        // their fingerprint.
+        if !model.structures.is_empty() {
+            c.bytes(format!("{:?}", model.structures).as_bytes());
+        }
         let sources = c.done();
         c.bytes(bytemuck::cast_slice(&model.rain.cells));
         for (series, share) in &model.rain.weights {

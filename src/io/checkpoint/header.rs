@@ -283,3 +283,27 @@ pub fn check_losses(infiltrated: &[f32]) -> Result<(), String> {
         None => Ok(()),
     }
 }
+
+/// Each culvert's and weir's last discharge (absent before structures existed: none).
+pub fn structure_flows(h: &Value, model: &Model) -> Result<Vec<f32>, String> {
+    let key = "structure_flows";
+    let flows: Vec<f32> = match &h[key] {
+        Value::Null => Vec::new(),
+        v => v
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .map(|x| x.as_f64().filter(|q| q.is_finite()).map(|q| q as f32))
+                    .collect::<Option<Vec<f32>>>()
+            })
+            .ok_or_else(|| bad(key, "a list of discharges (m³/s)", v))?,
+    };
+    if flows.len() != model.structures.len() {
+        return Err(format!(
+            "it holds the discharges of {} culvert and weir structures, the scenario has {}: restart with the scenario that wrote it",
+            flows.len(),
+            model.structures.len()
+        ));
+    }
+    Ok(flows)
+}

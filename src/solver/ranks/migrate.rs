@@ -451,7 +451,14 @@ impl Ranked<'_, '_> {
                 }),
             })
             .collect::<Result<_>>()?;
-        let local_model = placed_model(self.model, &local, &blocks, &snapshot.resume);
+        // A rank that newly holds a culvert or weir goes on from its discharge.
+        let mine = &snapshot.resume.structure_flows;
+        let all = self.comm.all_gather(bytemuck::cast_slice(mine).to_vec());
+        let clock = Resume {
+            structure_flows: super::held_flows(&all, mine.len()),
+            ..snapshot.resume.clone()
+        };
+        let local_model = placed_model(self.model, &local, &blocks, &clock);
         let sim = Simulation::with_kernels(
             self.sim.gpu,
             &local_model,
@@ -566,6 +573,7 @@ fn placed_model(model: &Model, local: &LocalGrid, blocks: &[BlockData], clock: &
         } else {
             Vec::new()
         },
+        structure_flows: clock.structure_flows.clone(),
     };
     m.continue_from(&state, resume);
     m
