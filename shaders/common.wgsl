@@ -34,8 +34,7 @@ const FLAG_TRACK_MAX: u32 = 2u;     // keep the run's maxima and arrival time pe
 const FLAG_END_IN_STAGE2: u32 = 8u; // stage 2's last workgroup ends the step (stage2_then_end)
 const FLAG_CLASSES_IN_ORDER: u32 = 16u; // internal blocks are numbered regular ones first
 const FLAG_PLAN_AHEAD: u32 = 32u;   // one rank of several: a step's end plans from the lagged limit alone
-const FLAG_LOSSES: u32 = 64u;       // some cells lose water to the ground (losses.wgsl)
-const FLAG_GREEN_AMPT: u32 = 128u;  // ... by Green-Ampt; else initial and continuing losses
+const FLAG_GREEN_AMPT: u32 = 128u;  // losses by Green-Ampt; else initial and continuing (losses.wgsl)
 
 // BlockInfo.flags
 const BLOCK_ALWAYS_ACTIVE: u32 = 1u; // touches an inflow or stage boundary

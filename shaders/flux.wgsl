@@ -468,7 +468,7 @@ fn edge_face(stage: u32, edge: u32, cell: i32, step: i32, sign: f32, face: vec4<
     if (bc.kind == BC_WALL) {
         return vec4<f32>(0.0, face.y, face.z, 0.0);
     }
-    if (bc.kind == BC_NORMAL || bc.kind == BC_RATING) {
+    if (OUTFLOW_EDGES && (bc.kind == BC_NORMAL || bc.kind == BC_RATING)) {
         return outflow_face(stage, bc, cell, step, sign);
     }
     if (bc.kind != BC_INFLOW && bc.kind != BC_STAGE) {
@@ -960,7 +960,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         if (stage == 2u) {
             next = 0.5 * (start + next);
             next.w = own.w;
-            if ((params.flags & FLAG_LOSSES) != 0u && level == NONE) {
+            if (LOSSES && level == NONE) {
                 let before = next.x;
                 next = apply_losses(b, tid, next, dt);
                 lost = (before - next.x) * geo.dx * geo.dx;
@@ -993,7 +993,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         }
     }
     workgroupBarrier();
-    if (stage == 2u && (params.flags & FLAG_LOSSES) != 0u) {
+    if (LOSSES && stage == 2u) {
         add_block_loss(b, tid, lost);
     }
     // (Without skipping dry blocks every step launches every block: nothing to mark.)
@@ -1036,6 +1036,11 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
 // Rows of threads of the regular stage kernels: 17, or 16 on an adapter that allows fewer
 // than 272 invocations per workgroup (src/solver/kernels.rs). Any count gives the same bits.
 override REGULAR_ROWS: u32 = 17u;
+
+// Constants of a scenario's kernels (src/solver/kernels.rs, KernelOptions): code for
+// losses and outflow edges is compiled only into the kernels of scenarios that have them.
+override LOSSES: bool = false;
+override OUTFLOW_EDGES: bool = false;
 
 // Threads of a stage workgroup: one per cell and, for regular blocks, a 17th row, so that
 // the 272 faces of each direction take one round instead of two. The second round, on 16

@@ -84,15 +84,15 @@ pub struct Kernels {
     finalize_layout: wgpu::PipelineLayout,
     /// Rows of threads of the regular stage kernels (see `regular_rows`).
     regular_rows: u32,
-    /// The scenario's slope limiter, a constant of every kernel that reconstructs faces.
-    limiter: Limiter,
+    /// The scenario's constants of every kernel (limiter, what forcing it has).
+    options: KernelOptions,
     /// The stage kernels, each compiled when a grid first needs it (see `stage`). Shared
     /// by clones.
     stages: Arc<Mutex<HashMap<&'static str, wgpu::ComputePipeline>>>,
 }
 
 impl Kernels {
-    pub fn new(gpu: &Gpu, limiter: Limiter) -> Kernels {
+    pub fn new(gpu: &Gpu, kernel_options: KernelOptions) -> Kernels {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..binding::COUNT)
             .map(|b| {
                 let ty = if is_uniform(b) {
@@ -135,7 +135,7 @@ impl Kernels {
                 immediate_size: 0,
             });
         let module = solver_module(gpu);
-        let constants = limiter_constants(limiter);
+        let constants = override_constants(kernel_options);
         let pipeline_in = |entry: &str, layout: &wgpu::PipelineLayout| {
             gpu.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -158,7 +158,7 @@ impl Kernels {
             pipeline_layout,
             finalize_layout,
             regular_rows: regular_rows(&gpu.limits),
-            limiter,
+            options: kernel_options,
             stages: Default::default(),
             layout,
             dispatch_layout,
@@ -191,7 +191,7 @@ impl Kernels {
     ) -> wgpu::ComputePipeline {
         // Passed only when it differs from the shader's default, so that a module from
         // QUADFLOOD_SOLVER_WGSL without the constant still compiles.
-        let mut constants = limiter_constants(self.limiter);
+        let mut constants = override_constants(self.options);
         if self.regular_rows != DEFAULT_REGULAR_ROWS {
             constants.push(("REGULAR_ROWS", f64::from(self.regular_rows)));
         }
@@ -207,13 +207,44 @@ impl Kernels {
     }
 }
 
-/// `MINMOD_LIMITER` in shaders/reconstruct.wgsl, passed only for minmod (van Albada is the
-/// shader's default) for the same reason as `REGULAR_ROWS`.
-fn limiter_constants(limiter: Limiter) -> Vec<(&'static str, f64)> {
-    match limiter {
-        Limiter::VanAlbada => Vec::new(),
-        Limiter::Minmod => vec![("MINMOD_LIMITER", 1.0)],
+/// What the kernels are compiled for: the scenario's slope limiter and whether it has
+/// losses and outflow edges. Code a scenario does not use is compiled out: compiled in, the
+/// losses and the outflow faces cost a grid without them 0.6% and 1.25% of a step on an
+/// H100, in registers (docs/benchmarks.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelOptions {
+    pub limiter: Limiter,
+    pub losses: bool,
+    pub outflow_edges: bool,
+}
+
+impl KernelOptions {
+    pub fn of(model: &crate::scenario::model::Model) -> KernelOptions {
+        use crate::scenario::model::BcKind;
+        let outflow = |k: u32| k == BcKind::NormalDepth as u32 || k == BcKind::Rating as u32;
+        KernelOptions {
+            limiter: model.numerics.limiter,
+            losses: model.losses.any(),
+            outflow_edges: model.bc_defs.iter().any(|d| outflow(d.kind)),
+        }
     }
+}
+
+/// The module's override constants (`MINMOD_LIMITER` in reconstruct.wgsl, `LOSSES` and
+/// `OUTFLOW_EDGES` in flux.wgsl), each passed only when it differs from the shader's
+/// default, for the same reason as `REGULAR_ROWS`.
+fn override_constants(o: KernelOptions) -> Vec<(&'static str, f64)> {
+    let mut constants = Vec::new();
+    if o.limiter == Limiter::Minmod {
+        constants.push(("MINMOD_LIMITER", 1.0));
+    }
+    if o.losses {
+        constants.push(("LOSSES", 1.0));
+    }
+    if o.outflow_edges {
+        constants.push(("OUTFLOW_EDGES", 1.0));
+    }
+    constants
 }
 
 /// How the solver's pipelines are compiled: `constants` sets the module's override
@@ -331,7 +362,7 @@ impl RankKernels {
             bind_group_layouts: &[Some(&state_layout), None, Some(&exchange_layout)],
             immediate_size: 0,
         });
-        let constants = limiter_constants(k.limiter);
+        let constants = override_constants(k.options);
         let pipeline = |entry: &str, layout: &wgpu::PipelineLayout| {
             d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),

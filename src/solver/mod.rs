@@ -38,7 +38,6 @@ const FLAG_TRACK_MAX: u32 = 2;
 const FLAG_END_IN_STAGE2: u32 = 8;
 const FLAG_CLASSES_IN_ORDER: u32 = 16;
 const FLAG_PLAN_AHEAD: u32 = 32;
-const FLAG_LOSSES: u32 = 64;
 const FLAG_GREEN_AMPT: u32 = 128;
 const INF_BITS: u32 = 0x7f80_0000;
 /// `sim.dt` of a restart's initial scan (timestep.wgsl).
@@ -489,7 +488,12 @@ impl<'g> Simulation<'g> {
     /// A simulation of one rank's blocks (the model holds its own blocks and ghosts), not
     /// yet initialised: the first dt needs every rank (see `ranks`).
     pub(crate) fn with_split(gpu: &'g Gpu, model: &Model, split: Split) -> Result<Simulation<'g>> {
-        Self::with_kernels(gpu, model, split, Kernels::new(gpu, model.numerics.limiter))
+        Self::with_kernels(
+            gpu,
+            model,
+            split,
+            Kernels::new(gpu, kernels::KernelOptions::of(model)),
+        )
     }
 
     /// As `with_split`, reusing pipelines already built (a rank rebuilt after a rebalance).
@@ -1150,11 +1154,8 @@ fn params_of(model: &Model, split: Split) -> Params {
     if split.plans_ahead {
         flags |= FLAG_PLAN_AHEAD;
     }
-    if model.losses.any() {
-        flags |= FLAG_LOSSES;
-        if model.losses.model == Some(crate::scenario::losses::LossModel::GreenAmpt) {
-            flags |= FLAG_GREEN_AMPT;
-        }
+    if model.losses.model == Some(crate::scenario::losses::LossModel::GreenAmpt) {
+        flags |= FLAG_GREEN_AMPT;
     }
     let [edge_w, edge_e, edge_s, edge_n] = model.edge_offsets();
     Params {
