@@ -912,12 +912,14 @@ impl<'g, 'c> Ranked<'g, 'c> {
         let block_volume = self.gather_blocks(mine.resume.block_volume, 1);
         let tracked = !mine.resume.maxima.is_empty();
         let maxima = tracked.then(|| self.gather_blocks(mine.resume.maxima, CELLS_PER_BLOCK));
-        let losing = !mine.resume.infiltrated.is_empty();
+        let losing = self.model.losses.any();
         let infiltrated =
             losing.then(|| self.gather_blocks(mine.resume.infiltrated, CELLS_PER_BLOCK));
         let loss_volume = losing.then(|| self.gather_blocks(mine.resume.loss_volume, 1));
         let own = self.own_cell_updates(mine.resume.cell_updates);
         let cell_updates = self.resumed_cell_updates() + self.comm.sum_f64(own as f64) as u64;
+        // Every rank gathers, before any leaves on a value only rank 0 has.
+        let structure_flows = Stepper::structure_flows(self);
         Some(Snapshot {
             state: state?,
             resume: Resume {
@@ -925,7 +927,7 @@ impl<'g, 'c> Ranked<'g, 'c> {
                 maxima: maxima.map_or(Some(Vec::new()), |m| m)?,
                 infiltrated: infiltrated.map_or(Some(Vec::new()), |m| m)?,
                 loss_volume: loss_volume.map_or(Some(Vec::new()), |m| m)?,
-                structure_flows: Stepper::structure_flows(self)?,
+                structure_flows: structure_flows?,
                 cell_updates,
                 ..mine.resume
             },
