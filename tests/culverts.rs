@@ -45,15 +45,7 @@ end = 1e6
 
 /// Volumes (m³) of the west and east basins.
 fn volumes(depth: &[f32]) -> (f64, f64) {
-    let (mut west, mut east) = (0.0, 0.0);
-    for (c, &h) in depth.iter().enumerate() {
-        match c % 49 {
-            i if i < 24 => west += h as f64,
-            i if i > 24 => east += h as f64,
-            _ => {}
-        }
-    }
-    (west, east)
+    common::basin_volumes(depth, 49, 24)
 }
 
 /// One step from rest: the east basin gains Q dt, Q from Boyd's equations with the heads
@@ -148,14 +140,10 @@ fn a_culvert_drains_a_pond_until_the_levels_meet() {
     std::fs::write(&scenario, text).unwrap();
     let out = dir.path().join("out");
     common::run_ok(&scenario, &out, &[]);
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary = common::summary(&out);
     let error = summary["mass_error_rel"].as_f64().unwrap();
     assert!(error.abs() <= 1e-5, "mass error {error}");
-    let depth = quadflood::io::georaster::read(&out.join("depth_0000900.0s.tif"))
-        .unwrap()
-        .raster
-        .data;
+    let depth = common::read_map(&out.join("depth_0000900.0s.tif"));
     let depth: Vec<f32> = depth.iter().map(|&d| d as f32).collect();
     let (west, east) = volumes(&depth);
     // 24 × 16 m² each side, 0.55 m apart at the start; a level between them at the end.

@@ -124,11 +124,10 @@ fn initial_and_continuing_losses_take_the_rain_their_definition_says() {
     std::fs::write(&scenario, RAINED_ON).unwrap();
     let out = dir.path().join("out");
     common::run_ok(&scenario, &out, &[]);
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary = common::summary(&out);
     let error = summary["mass_error_rel"].as_f64().unwrap();
     assert!(error.abs() <= 1e-5, "mass error {error}");
-    let depth = read_map(&out.join("depth_0007200.0s.tif"));
+    let depth = common::read_map(&out.join("depth_0007200.0s.tif"));
     let exact = il_cl_depth_mm(7200.0, 10.0, 5.0);
     // The loss comes off at each step's end: the step in which the initial loss is met
     // starts the continuing loss early by at most one step (dt ≤ 10 s: 0.014 mm).
@@ -136,7 +135,7 @@ fn initial_and_continuing_losses_take_the_rain_their_definition_says() {
         let off = (h * 1e3 - exact).abs();
         assert!(off < 0.05, "cell {k}: {} mm, expected {exact} mm", h * 1e3);
     }
-    let lost = read_map(&out.join("infiltration.tif"));
+    let lost = common::read_map(&out.join("infiltration.tif"));
     let expected = rain_mm(7200.0) - exact;
     assert!(
         lost.iter().all(|&f| (f - expected).abs() < 0.05),
@@ -147,7 +146,7 @@ fn initial_and_continuing_losses_take_the_rain_their_definition_says() {
     let area = 320.0 * 160.0;
     assert!((infiltrated - expected * 1e-3 * area).abs() < 5e-5 * area);
     // The check map gives the parameters as the scenario does (first band: initial loss).
-    let initial = read_map(&out.join("check").join("losses.tif"));
+    let initial = common::read_map(&out.join("check").join("losses.tif"));
     assert!(
         initial.iter().all(|&v| (v - 10.0).abs() < 1e-4),
         "{:?}",
@@ -158,11 +157,6 @@ fn initial_and_continuing_losses_take_the_rain_their_definition_says() {
         balance.starts_with("time_s,inflow_m3,outflow_m3,rain_m3,infiltrated_m3,storage_m3,"),
         "{balance}"
     );
-}
-
-fn read_map(path: &Path) -> Vec<f64> {
-    let r = quadflood::io::georaster::read(path).unwrap();
-    r.raster.data.clone()
 }
 
 /// Two basins side by side, parted by a wall: the west one on land-use class 1 (initial

@@ -38,15 +38,7 @@ end = 1e6
 }
 
 fn volumes(depth: &[f32]) -> (f64, f64) {
-    let (mut west, mut east) = (0.0, 0.0);
-    for (c, &h) in depth.iter().enumerate() {
-        match c % 49 {
-            i if i < 24 => west += h as f64,
-            i if i > 24 => east += h as f64,
-            _ => {}
-        }
-    }
-    (west, east)
+    common::basin_volumes(depth, 49, 24)
 }
 
 #[test]
@@ -131,8 +123,7 @@ png = false
     std::fs::write(&scenario, text).unwrap();
     let out = dir.path().join("out");
     common::run_ok(&scenario, &out, &[]);
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary = common::summary(&out);
     let error = summary["mass_error_rel"].as_f64().unwrap();
     assert!(error.abs() <= 1e-5, "mass error {error}");
     let gauge = std::fs::read_to_string(out.join("gauge_pool.csv")).unwrap();

@@ -193,3 +193,27 @@ pub fn fail_if_any(failures: &[&String], cases: usize, root: tempfile::TempDir, 
     }
     panic!("{message}");
 }
+
+/// The `summary.json` a run wrote into `dir`.
+pub fn summary(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The first band of a raster a run wrote, row by row from the top.
+pub fn read_map(path: &std::path::Path) -> Vec<f64> {
+    quadflood::io::georaster::read(path).unwrap().raster.data
+}
+
+/// The water volumes (m³ on 1 m cells) west and east of wall column `wall` of a
+/// finest-level depth field `nx` cells wide.
+pub fn basin_volumes(depth: &[f32], nx: usize, wall: usize) -> (f64, f64) {
+    let (mut west, mut east) = (0.0, 0.0);
+    for (c, &h) in depth.iter().enumerate() {
+        match c % nx {
+            i if i < wall => west += h as f64,
+            i if i > wall => east += h as f64,
+            _ => {}
+        }
+    }
+    (west, east)
+}
