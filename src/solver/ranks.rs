@@ -1049,6 +1049,9 @@ impl Stepper for Ranked<'_, '_> {
     }
     fn structure_flows(&self) -> Option<Vec<f32>> {
         let mine = self.sim.read_structure_flows();
+        if mine.is_empty() {
+            return (self.comm.rank() == 0).then(Vec::new);
+        }
         let all = self.comm.gather(bytemuck::cast_slice(&mine).to_vec())?;
         Some(held_flows(&all, mine.len()))
     }

@@ -451,11 +451,18 @@ impl Ranked<'_, '_> {
                 }),
             })
             .collect::<Result<_>>()?;
-        // A rank that newly holds a culvert or weir goes on from its discharge.
+        // A rank that newly holds a culvert or weir goes on from its discharge. (Every rank
+        // has the same structures; MPI refuses an all-gather of nothing.)
         let mine = &snapshot.resume.structure_flows;
-        let all = self.comm.all_gather(bytemuck::cast_slice(mine).to_vec());
+        let flows = match mine.is_empty() {
+            true => Vec::new(),
+            false => {
+                let all = self.comm.all_gather(bytemuck::cast_slice(mine).to_vec());
+                super::held_flows(&all, mine.len())
+            }
+        };
         let clock = Resume {
-            structure_flows: super::held_flows(&all, mine.len()),
+            structure_flows: flows,
             ..snapshot.resume.clone()
         };
         let local_model = placed_model(self.model, &local, &blocks, &clock);
