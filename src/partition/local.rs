@@ -155,13 +155,7 @@ fn needed(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32
 /// Remote blocks next to a rank's own blocks (sides and corners), and the blocks of every
 /// link one of those or of its own blocks is part of.
 fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
-    let mut ghosts: BTreeSet<u32> = p
-        .blocks_of(rank)
-        .into_iter()
-        .flat_map(|b| all_neighbours(grid, b).collect::<Vec<_>>())
-        .filter(|&n| p.owner[n] as usize != rank)
-        .map(|n| n as u32)
-        .collect();
+    let mut ghosts = remote_neighbours(grid, p, rank);
     for link in held_links(grid, p, rank, &ghosts) {
         ghosts.extend(
             link.iter()
@@ -170,6 +164,16 @@ fn ghosts_of(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
         );
     }
     ghosts
+}
+
+/// Remote blocks next to a rank's own blocks (sides and corners).
+fn remote_neighbours(grid: &BlockGrid, p: &Partition, rank: usize) -> BTreeSet<u32> {
+    p.blocks_of(rank)
+        .into_iter()
+        .flat_map(|b| all_neighbours(grid, b).collect::<Vec<_>>())
+        .filter(|&n| p.owner[n] as usize != rank)
+        .map(|n| n as u32)
+        .collect()
 }
 
 /// The links (`BlockGrid::links`) with a block that `rank` owns or holds as a ghost of
@@ -191,14 +195,7 @@ fn held_links<'g>(
 
 /// The cells of links that `rank` holds which `from` owns: their state travels every step.
 fn linked_cells(grid: &BlockGrid, p: &Partition, rank: usize, from: usize) -> Vec<(u32, u32)> {
-    let neighbours: BTreeSet<u32> = p
-        .blocks_of(rank)
-        .into_iter()
-        .flat_map(|b| all_neighbours(grid, b).collect::<Vec<_>>())
-        .filter(|&n| p.owner[n] as usize != rank)
-        .map(|n| n as u32)
-        .collect();
-    held_links(grid, p, rank, &neighbours)
+    held_links(grid, p, rank, &remote_neighbours(grid, p, rank))
         .into_iter()
         .flatten()
         .copied()
