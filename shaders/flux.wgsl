@@ -446,7 +446,10 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
         let gn2 = friction_of(friction[wg_block], own);
         q = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
     } else {
-        q = rating_discharge(bc.series, e.w) * bc.scale;
+        // A rating gives the section's discharge at its level; a cell of it passes at most
+        // critical flow (a free overfall's), or a film on a high bank would leave at the
+        // discharge the curve gives for the bank's level.
+        q = min(rating_discharge(bc.series, e.w) * bc.scale, e.x * sqrt(params.g * e.x));
     }
     if (stage != 1u) {
         note_speed(discharge_speed(q, e.x));

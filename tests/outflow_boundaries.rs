@@ -430,3 +430,46 @@ fn outflow_edges_give_the_same_bits_on_any_number_of_ranks() {
         assert_eq!(split[0].1 .1, outflow, "{ranks} ranks: outflow");
     }
 }
+
+/// A rating segment over a high, flat bank holding a 1 cm film: each cell lets out at most
+/// critical flow, h √(g h) per metre, never the curve's discharge for the bank's level
+/// (which the curve, made for the channel, puts at hundreds of m³/s).
+#[test]
+fn a_film_on_a_high_bank_leaves_a_rated_edge_no_faster_than_critical_flow() {
+    let model = common::model(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 16
+ny = 16
+
+[terrain]
+type = "expression"
+expression = "10"
+
+[initial]
+depth = 0.01
+
+[[boundary.segment]]
+edge = "east"
+type = "rating"
+rating = { level = [0.0, 20.0], discharge = [0.0, 1000.0] }
+
+[time]
+end = 1e6
+"#,
+    );
+    let before = model.volume(&model.domain(&model.depth));
+    let t = 2.0;
+    let (fields, _) = common::run_to(&model, t);
+    let left = before - model.volume(&fields.depth);
+    // At most critical flow of the starting film over the 16 m edge for t.
+    let h: f64 = 0.01;
+    let bound = h * (9.81 * h).sqrt() * 16.0 * t;
+    println!("left {left:.5} m³ in {t} s; critical flow bound {bound:.5} m³ of {before:.3} m³");
+    assert!(left > 0.0, "nothing left");
+    assert!(
+        left <= bound * 1.001,
+        "{left} m³ left, critical flow allows {bound} m³"
+    );
+}
