@@ -18,9 +18,9 @@ const STRUCTURE_THREADS: u32 = 64u;
 
 // An end's water, area-weighted over its cells: (depth, level, 0, the discharge its cells
 // could deliver at critical flow across one side each). The heads are levels, not
-// energies: the cells at a structure's draining end hold the momentum of the water
-// converging on them, whose velocity head would drive the flow that made it, and kept a
-// culvert running backwards between still basins.
+// energies: a cell's velocity at a draining end is that of the water converging on it,
+// not an approach velocity. (The swing that once ran a culvert backwards between still
+// ponds came from the law's stiffness near a level balance: see `smoothing` below.)
 fn structure_end(first: u32, count: u32) -> vec4<f32> {
     var area = 0.0;
     var depth = 0.0;

@@ -17,19 +17,6 @@ fn run(model: &Model, t: f64) -> (f64, f64, f64, f32) {
     (model.volume(&depth), inflow, outflow, deepest)
 }
 
-/// The run's relative mass error, as the run itself computes it.
-fn mass_error(model: &Model, stored: f64, inflow: f64, outflow: f64) -> f64 {
-    quadflood::balance::Balance {
-        initial: model.volume(&model.depth),
-        inflow,
-        outflow,
-        rain: 0.0,
-        losses: 0.0,
-        storage: stored,
-    }
-    .error_rel()
-}
-
 #[test]
 fn a_stage_on_a_dry_plain_fills_it_no_deeper_than_the_stage() {
     // 1 m of water held on the west edge of a dry 500 m x 500 m plain for 120 s.
@@ -52,7 +39,7 @@ fn a_stage_on_a_dry_plain_fills_it_no_deeper_than_the_stage() {
         "#,
     );
     let (stored, inflow, outflow, deepest) = run(&model, 120.0);
-    let error = mass_error(&model, stored, inflow, outflow);
+    let error = common::mass_error(&model, stored, inflow, outflow);
     println!("stored {stored:.1} m3, in {inflow:.1}, out {outflow:.1}, deepest {deepest} m, mass error {error:.2e}");
     assert!(
         deepest <= 1.0 + 1e-4,
@@ -129,7 +116,7 @@ fn a_steady_inflow_into_a_dry_channel_keeps_the_mass_balance() {
         "#,
     );
     let (stored, inflow, outflow, _) = run(&model, 1800.0);
-    let error = mass_error(&model, stored, inflow, outflow);
+    let error = common::mass_error(&model, stored, inflow, outflow);
     println!("stored {stored:.1} m3, in {inflow:.1}, out {outflow:.1}, mass error {error:.2e}");
     assert!(
         (inflow - 40.0 * 1800.0).abs() <= 1e-5 * 40.0 * 1800.0,

@@ -9,19 +9,6 @@ use quadflood::scenario::model::Model;
 use quadflood::solver::Simulation;
 use std::path::Path;
 
-/// The run's relative mass error, as the run itself computes it.
-fn mass_error(model: &Model, stored: f64, inflow: f64, outflow: f64) -> f64 {
-    quadflood::balance::Balance {
-        initial: model.volume(&model.depth),
-        inflow,
-        outflow,
-        rain: 0.0,
-        losses: 0.0,
-        storage: stored,
-    }
-    .error_rel()
-}
-
 /// What a run ends with: each finest cell's water level (m, the terrain's datum) and
 /// depth, the discharge in and out over its last `window` seconds, and its mass error.
 struct Ending {
@@ -48,7 +35,7 @@ fn run(model: &Model, end: f64, window: f64) -> Ending {
             .collect(),
         rate_in: (inflow - in0) / window,
         rate_out: (outflow - out0) / window,
-        mass_error: mass_error(
+        mass_error: common::mass_error(
             model,
             model.volume(&sim.read_fields().depth),
             inflow,

@@ -217,3 +217,16 @@ pub fn basin_volumes(depth: &[f32], nx: usize, wall: usize) -> (f64, f64) {
     }
     (west, east)
 }
+
+/// The relative mass error of a run without rain or losses, as the run itself computes it.
+pub fn mass_error(model: &Model, stored: f64, inflow: f64, outflow: f64) -> f64 {
+    quadflood::balance::Balance {
+        initial: model.volume(&model.depth),
+        inflow,
+        outflow,
+        rain: 0.0,
+        losses: 0.0,
+        storage: stored,
+    }
+    .error_rel()
+}
