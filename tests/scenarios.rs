@@ -175,8 +175,43 @@ fn check_outputs(stem: &str, model: &quadflood::scenario::model::Model, out: &Pa
     for file in ["summary.json", "mass_balance.csv"] {
         assert!(out.join(file).is_file(), "{stem}: no {file}");
     }
+    check_losses(stem, model, out);
     check_mass(stem, out);
     check_wall_clock(stem, out);
+}
+
+/// A study whose losses come per class loses at each cell what its class's soil takes:
+/// `check/losses.tif` shows every class of the table on some cell.
+#[cfg(feature = "gdal")]
+fn check_losses(stem: &str, model: &quadflood::scenario::model::Model, out: &Path) {
+    if model.losses.cells.is_empty() {
+        return;
+    }
+    let map = out.join("check").join("losses.tif");
+    let ds = gdal::Dataset::open(&map).unwrap_or_else(|e| panic!("{stem}: {e}"));
+    let (nx, ny) = ds.raster_size();
+    let band = ds.rasterband(1).unwrap();
+    let values = band
+        .read_as::<f32>((0, 0), (nx, ny), (nx, ny), None)
+        .unwrap();
+    let used: std::collections::BTreeSet<u32> = values.data().iter().map(|v| v.to_bits()).collect();
+    let firsts: std::collections::BTreeSet<u32> = model
+        .losses
+        .classes
+        .iter()
+        .map(|c| c[0].to_bits())
+        .collect();
+    println!(
+        "{stem}: {} first parameters among the loss classes, {} values in check/losses",
+        firsts.len(),
+        used.len()
+    );
+    assert!(
+        used.len() >= firsts.len(),
+        "{stem}: check/losses.tif holds {} values for {} classes' first parameters",
+        used.len(),
+        firsts.len()
+    );
 }
 
 /// The summary's account of the wall clock: every part measured, none larger than the run.
