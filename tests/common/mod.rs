@@ -199,7 +199,8 @@ pub fn summary(dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
 }
 
-/// The first band of a raster a run wrote, row by row from the top.
+/// The first band of a raster a run wrote, row by row from the south (row 0 south, as the
+/// solver stores its cells).
 pub fn read_map(path: &std::path::Path) -> Vec<f64> {
     quadflood::io::georaster::read(path).unwrap().raster.data
 }
