@@ -716,13 +716,31 @@ fn level_entry(span: vec4<u32>, tid: u32) -> u32 {
     return NONE;
 }
 
-// The whole depth rate of cell `tid` on a stage or outfall line: it makes up for the
-// cell's fluxes, so that the stage ends at the line's level exactly, and replaces its rain
-// and sources. Thread 0 recomputes it for the volume balance from the same inputs.
-fn level_rate(b: u32, tid: u32, stage: u32, series: u32) -> f32 {
+// The neighbour, in the tile, whose state a cell of an open line takes: `side` 1..4 is
+// west, east, south, north.
+fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
+    let li = i32(tid) % BLOCK;
+    let lj = i32(tid) / BLOCK;
+    let di = select(select(0, 1, side == 2u), -1, side == 1u);
+    let dj = select(select(0, 1, side == 4u), -1, side == 3u);
+    return tile[tile_index(li + di, lj + dj)];
+}
+
+// The whole depth rate of cell `tid` on a stage, outfall or open line (`entry`, its
+// `sources` entry): it makes up for the cell's fluxes, so that the stage ends at the depth
+// the line holds exactly, and replaces its rain and sources. A stage or outfall line holds
+// its level; an open line the depth its inner neighbour had when the stage began (zero
+// gradient), so water leaves across the domain's edge as it arrives. Thread 0 recomputes
+// the rate for the volume balance from the same inputs.
+fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>) -> f32 {
     let own = load_own(stage, b, tid);
-    let f = forcing[series];
-    let held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
+    var held: f32;
+    if (entry.z != 0u) {
+        held = open_neighbour(tid, entry.z).x;
+    } else {
+        let f = forcing[entry.y];
+        held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
+    }
     return (held - own.x) / sim.dt + depth_divergence(tid) / geo.dx;
 }
 
@@ -747,7 +765,7 @@ fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
             // The line's water is what it adds beyond the rain and sources it replaces,
             // which the balance counts on their own.
             let tid = s.x & ~LEVEL_ENTRY;
-            let rate = level_rate(b, tid, stage, s.y) - inflow_rate(span, tid, stage);
+            let rate = level_rate(b, tid, stage, s) - inflow_rate(span, tid, stage);
             q += split_flow(rate * geo.dx * geo.dx);
         } else {
             let f = forcing[s.y];
@@ -955,7 +973,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         let dt = sim.dt;
         var rate: f32;
         if (level != NONE) {
-            rate = level_rate(b, tid, stage, sources[level].y);
+            rate = level_rate(b, tid, stage, sources[level]);
         } else {
             rate = inflow_rate(span, tid, stage);
         }
@@ -968,6 +986,15 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
                 next = apply_losses(b, tid, next, dt);
                 lost = (before - next.x) * geo.dx * geo.dx;
             }
+            if (next.x <= params.dry_depth) {
+                next.y = 0.0;
+                next.z = 0.0;
+            }
+        }
+        if (level != NONE && sources[level].z != 0u) {
+            // An open line's cell moves as its inner neighbour did (zero gradient).
+            let inner = open_neighbour(tid, sources[level].z);
+            next = vec4<f32>(next.x, next.x * inner.y, next.x * inner.z, next.w);
             if (next.x <= params.dry_depth) {
                 next.y = 0.0;
                 next.z = 0.0;
@@ -988,7 +1015,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             atomicMax(&sim.bad_block, b + 1u);
         }
         note_speed(speed);
-        if (level != NONE) {
+        if (level != NONE && sources[level].z == 0u) {
             note_speed(level_speed(sources[level].y, next));
         }
         if (next.x > 0.0) {

@@ -1,6 +1,7 @@
-//! Stage and outfall lines inside the domain: a stage line fills a dry basin to its level
-//! and holds it; an outfall line drains a sloping basin; in both the water the line takes
-//! in or gives up is counted, so the volume balance closes.
+//! Stage, outfall and open lines inside the domain: a stage line fills a dry basin to its
+//! level and holds it; an outfall line drains a sloping basin; an open line lets uniform
+//! flow leave a channel cut off by nodata as it comes; in each the water the line takes in
+//! or gives up is counted, so the volume balance closes.
 
 mod common;
 
@@ -118,8 +119,16 @@ fn bad_level_lines_are_refused() {
             "takes no level",
         ),
         (
-            "type = \"open\"\nline = [[1.5, 1.5], [1.5, 40.0]]",
-            "expected \"stage\" or \"outfall\"",
+            "type = \"weir\"\nline = [[1.5, 1.5], [1.5, 40.0]]",
+            "expected \"stage\", \"outfall\" or \"open\"",
+        ),
+        (
+            "type = \"open\"\nline = [[1.5, 1.5], [1.5, 40.0]]\nlevel = 1.0",
+            "takes no level",
+        ),
+        (
+            "type = \"open\"\nline = [[20.5, 1.5], [20.5, 40.0]]",
+            "runs along the domain's edge",
         ),
         (
             "type = \"outfall\"\nline = [[1.5, 1.5], [1.5, 90.0]]",
@@ -136,4 +145,93 @@ fn bad_level_lines_are_refused() {
         assert!(e.to_string().contains(wanted), "{wanted:?} not in {e}");
         assert!(e.to_string().contains("boundary.line[0]"), "{e}");
     }
+}
+
+/// A steep channel (5% slope, n = 0.03) whose terrain ends in nodata 4 m before the
+/// rectangle does, fed 0.5 m²/s at the west edge and started at normal depth, 0.198 m
+/// (Manning: h = (q n / √S)^(3/5)), a supercritical flow (Froude 1.8): nothing downstream
+/// can reach back up it, so the exact steady state is uniform flow to the channel's end. An
+/// open line on the last valid column lets it leave as it comes: from the twentieth cell
+/// to the line the depth is normal depth to 0.2% (the inflow enters at critical depth,
+/// 0.294 m, and the flow relaxes to normal depth over the first ten cells or so), and
+/// what leaves through the line is what comes in. Without the line the
+/// nodata edge is a wall, and the water piles up against it.
+#[test]
+fn an_open_line_at_a_nodata_edge_lets_the_flow_leave_as_it_comes() {
+    let (nx, ny, valid, slope, n, q) = (64usize, 8usize, 60usize, 0.05, 0.03, 0.5);
+    let normal = (q * n / f64::sqrt(slope)).powf(0.6);
+    let dir = tempfile::tempdir().unwrap();
+    let mut dem = format!(
+        "ncols {nx}\nnrows {ny}\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n"
+    );
+    for _ in 0..ny {
+        let row: Vec<String> = (0..nx)
+            .map(|i| match i < valid {
+                true => format!("{:.6}", slope * (valid - i) as f64),
+                false => "-9999".into(),
+            })
+            .collect();
+        dem += &(row.join(" ") + "\n");
+    }
+    std::fs::write(dir.path().join("channel.asc"), dem).unwrap();
+    let scenario = |line: &str| {
+        format!(
+            r#"
+[terrain]
+type = "raster"
+path = "channel.asc"
+
+[friction]
+manning = {n}
+
+[initial]
+depth = {normal}
+u = {u}
+
+[boundary]
+default = "wall"
+
+[[boundary.segment]]
+edge = "west"
+type = "inflow"
+from = 0.0
+to = {ny}.0
+discharge = {discharge}
+
+{line}
+
+[time]
+end = 120.0
+"#,
+            u = q / normal,
+            discharge = q * ny as f64,
+        )
+    };
+    let depth_after = |line: &str| {
+        let model = quadflood::scenario::from_str(&scenario(line), dir.path()).unwrap();
+        let (stored, initial, vin, vout, depth) = balance(&model, 120.0);
+        let error = (stored - (initial + vin - vout)).abs() / (initial + vin);
+        assert!(error < 1e-5, "{line}: mass error {error}");
+        let row = 4 * nx;
+        let profile: Vec<f64> = (0..valid).map(|i| depth[row + i] as f64).collect();
+        (profile, vin, vout)
+    };
+    let open_line = "[[boundary.line]]\ntype = \"open\"\nline = [[59.5, 0.5], [59.5, 7.5]]";
+    let (open, vin, vout) = depth_after(open_line);
+    let worst = open[20..]
+        .iter()
+        .map(|h| (h - normal).abs() / normal)
+        .fold(0.0, f64::max);
+    println!(
+        "open line: depth {:.4} .. {:.4} m against normal {normal:.4} (worst {worst:.2e}); in {vin:.1} m³, out {vout:.1} m³",
+        open[20], open[valid - 1]
+    );
+    assert!(worst < 2e-3, "depth off normal by {worst}");
+    assert!(
+        (vout - vin).abs() < 0.01 * vin,
+        "in {vin} m³, out {vout} m³"
+    );
+    let (walled, _, _) = depth_after("");
+    println!("no line: depth {:.4} m at the end", walled[valid - 1]);
+    assert!(walled[valid - 1] > 2.0 * normal, "{} m", walled[valid - 1]);
 }

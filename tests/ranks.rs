@@ -57,10 +57,14 @@ discharge = { time = [0.0, 10.0], value = [5.0, 20.0] }
 line = [[90.0, 20.0], [230.0, 60.0]]
 discharge = 30.0
 
-# An outfall line across the partition.
+# An outfall line across the partition, and an open line along the west edge.
 [[boundary.line]]
 type = "outfall"
 line = [[10.5, 180.5], [100.5, 150.5]]
+
+[[boundary.line]]
+type = "open"
+line = [[0.5, 40.5], [0.5, 190.5]]
 
 [[boundary.segment]]
 edge = "south"

@@ -19,7 +19,7 @@ pub const CHECK_MAPS: [&str; 4] = ["bed", "manning_n", "block_level", "forcing_c
 
 /// Codes of `forcing_cells`: what acts on a cell (a source or line wins over an edge).
 pub const FORCING_CODES: &str =
-    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage or outfall line, 6 normal-depth edge, 7 rating edge, 8 culvert or weir end";
+    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage, outfall or open line, 6 normal-depth edge, 7 rating edge, 8 culvert or weir end";
 const OPEN_EDGE: f64 = 1.0;
 const INFLOW_EDGE: f64 = 2.0;
 const STAGE_EDGE: f64 = 3.0;

@@ -1261,6 +1261,9 @@ struct SourceCells {
     cells: Vec<(usize, usize)>,
     /// A stage or outfall line: the series is the water level the cells hold.
     level: bool,
+    /// An open line: for each cell, the neighbour whose state it takes (`OPEN_*`);
+    /// empty for other lines and sources.
+    inner: Vec<u8>,
 }
 
 /// Where each `[[source]]` puts its water: the cell under a point, the cells a line
@@ -1315,6 +1318,7 @@ fn sources(
             series: (series_list.len() - 1) as u32,
             cells,
             level: false,
+            inner: Vec::new(),
         });
     }
     Ok(out)
@@ -1347,16 +1351,18 @@ fn level_lines(
             )?,
             ("stage", None) => return Err(bad(&key, "a stage line needs `level`")),
             ("outfall", None) => Series::constant(&key, OUTFALL_LEVEL),
-            ("outfall", Some(_)) => {
+            // An open line holds no level: its series is never read.
+            ("open", None) => Series::constant(&key, 0.0),
+            (kind @ ("outfall" | "open"), Some(_)) => {
                 return Err(bad(
                     &format!("{key}.level"),
-                    "an outfall line takes no level",
+                    format!("an {kind} line takes no level"),
                 ));
             }
             (other, _) => {
                 return Err(bad(
                     &format!("{key}.type"),
-                    format!("expected \"stage\" or \"outfall\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
+                    format!("expected \"stage\", \"outfall\" or \"open\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
                 ));
             }
         };
@@ -1376,14 +1382,64 @@ fn level_lines(
             elevation,
             advice,
         )?;
+        let inner = if s.kind == "open" {
+            open_line_inner(frame, elevation, &cells, &format!("{key}.line"))?
+        } else {
+            Vec::new()
+        };
         series_list.push(series);
         out.push(SourceCells {
             series: (series_list.len() - 1) as u32,
             cells,
             level: true,
+            inner,
         });
     }
     Ok(out)
+}
+
+/// The neighbour an open line's cell takes its state from: `OPEN_WEST` .. `OPEN_NORTH`, in
+/// that order of preference.
+const OPEN_WEST: u8 = 1;
+const OPEN_NORTH: u8 = 4;
+
+/// For each cell of an open line, the side of the neighbour whose state it copies (zero
+/// gradient): a valid cell off the line whose opposite neighbour lies outside the domain
+/// (nodata or past the rectangle), so that the water the line takes leaves across the
+/// domain's edge. A cell with no such neighbour is refused: an open line runs along the
+/// edge of the domain, on the cells just inside it.
+fn open_line_inner(
+    frame: &Frame,
+    elevation: &[f64],
+    cells: &[(usize, usize)],
+    key: &str,
+) -> Result<Vec<u8>, InputError> {
+    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
+    let on_line: std::collections::HashSet<(usize, usize)> = cells.iter().copied().collect();
+    let valid = |i: i64, j: i64| {
+        i >= 0 && j >= 0 && i < nx && j < ny && !elevation[(j * nx + i) as usize].is_nan()
+    };
+    let sides = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
+    cells
+        .iter()
+        .map(|&(i, j)| {
+            let (i, j) = (i as i64, j as i64);
+            (OPEN_WEST..=OPEN_NORTH)
+                .zip(sides)
+                .find(|&(_, (di, dj))| {
+                    let off_line = !on_line.contains(&((i + di) as usize, (j + dj) as usize));
+                    valid(i + di, j + dj) && off_line && !valid(i - di, j - dj)
+                })
+                .map(|(side, _)| side)
+                .ok_or_else(|| {
+                    let (x, y) = frame.centre(i as usize, j as usize);
+                    bad(
+                        key,
+                        format!("an open line runs along the domain's edge, on the cells just inside it; the cell at ({x:.1}, {y:.1}) has no neighbour outside the domain across from one inside"),
+                    )
+                })
+        })
+        .collect()
 }
 
 /// Cross-sections sampled every quarter cell: each sample carries its cell and its share
@@ -1529,7 +1585,7 @@ fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCe
     let mut at = std::collections::HashMap::<(usize, Option<u32>), usize>::new();
     for s in sources {
         let share = 1.0 / s.cells.len() as f64;
-        for &(i, j) in &s.cells {
+        for (n, &(i, j)) in s.cells.iter().enumerate() {
             let cell = grid.storage_index(i, j);
             let b = grid.block_of_cell(i, j);
             grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
@@ -1544,6 +1600,7 @@ fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCe
                         series: s.series,
                         fraction: if s.level { 0.0 } else { share },
                         level: s.level,
+                        inner: s.inner.get(n).copied().unwrap_or(0),
                     });
                 }
             }

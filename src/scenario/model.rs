@@ -200,6 +200,9 @@ pub struct SourceCell {
     /// The cell is part of a stage or outfall line: the series is the water level it holds
     /// (relative to the model's datum), and `fraction` is unused.
     pub level: bool,
+    /// On an open line, the side (1 west, 2 east, 3 south, 4 north) of the neighbour whose
+    /// depth and velocity the cell takes each stage (zero gradient); 0 elsewhere.
+    pub inner: u8,
 }
 
 /// A line across which discharge is recorded: Q = sum over samples of

@@ -275,7 +275,7 @@ pub struct BoundarySpec {
     pub north: Option<String>,
     #[serde(default, rename = "segment")]
     pub segments: Vec<SegmentSpec>,
-    /// Stage and outfall lines anywhere in the domain, not only on its edges.
+    /// Stage, outfall and open lines anywhere in the domain, not only on its edges.
     #[serde(default, rename = "line")]
     pub lines: Vec<BoundaryLineSpec>,
 }
@@ -284,8 +284,9 @@ pub struct BoundarySpec {
 #[serde(deny_unknown_fields)]
 pub struct BoundaryLineSpec {
     pub name: Option<String>,
-    /// "stage" (the water level held at `level`) or "outfall" (water that reaches the
-    /// line leaves the domain).
+    /// "stage" (the water level held at `level`), "outfall" (water that reaches the
+    /// line leaves the domain) or "open" (zero gradient: the line's cells take the state
+    /// of their neighbour inside the domain).
     #[serde(rename = "type")]
     pub kind: String,
     pub line: Coords,
