@@ -716,6 +716,45 @@ fn level_entry(span: vec4<u32>, tid: u32) -> u32 {
     return NONE;
 }
 
+// The momentum of a cell on an open or normal-depth line after its update. An open line's
+// cell moves as its inner neighbour did (zero gradient). A normal-depth line's cell moves
+// outwards, away from its inner neighbour, at the speed its outflow leaves at, so that the
+// face to that neighbour sees the flow leaving rather than water stopped by the edge.
+fn line_momentum(b: u32, tid: u32, stage: u32, entry: vec4<u32>, next: vec4<f32>) -> vec4<f32> {
+    if (next.x <= params.dry_depth) {
+        return vec4<f32>(next.x, 0.0, 0.0, next.w);
+    }
+    let side = entry.z & 0xfu;
+    if ((entry.z & NORMAL_DEPTH_LINE) == 0u) {
+        let inner = open_neighbour(tid, side);
+        return vec4<f32>(next.x, next.x * inner.y, next.x * inner.z, next.w);
+    }
+    let q = normal_depth_outflow(b, tid, load_own(stage, b, tid), entry);
+    // Outwards is away from the inner side: west inner (1) leaves eastwards, and so on.
+    let outward = select(1.0, -1.0, side == 2u || side == 4u);
+    if (side <= 2u) {
+        return vec4<f32>(next.x, outward * q, next.z, next.w);
+    }
+    return vec4<f32>(next.x, next.y, outward * q, next.w);
+}
+
+// A normal-depth line's entry: `.z` holds this flag with the inner side, `.w` the slope.
+const NORMAL_DEPTH_LINE: u32 = 0x10u;
+
+// Unit discharge (m²/s) a normal-depth line's cell passes out of the domain: uniform flow
+// on the friction slope, q = h^(5/3) √S / n, at most critical flow (a free overfall's),
+// and at most half the cell's water in one stage, so no cell is emptied below zero.
+fn normal_depth_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
+    let h = own.x;
+    if (h <= params.dry_depth) {
+        return 0.0;
+    }
+    let n = sqrt(friction_of(friction[b], tid) / params.g);
+    let manning = pow(h, 5.0 / 3.0) * sqrt(bitcast<f32>(entry.w)) / n;
+    let critical = h * sqrt(params.g * h);
+    return min(min(manning, critical), 0.5 * h * geo.dx / sim.dt);
+}
+
 // The neighbour, in the tile, whose state a cell of an open line takes: `side` 1..4 is
 // west, east, south, north.
 fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
@@ -732,11 +771,14 @@ fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
 // its level; an open line the depth its inner neighbour had when the stage began (zero
 // gradient), so water leaves across the domain's edge as it arrives. Thread 0 recomputes
 // the rate for the volume balance from the same inputs.
-fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>) -> f32 {
+fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>, span: vec4<u32>) -> f32 {
     let own = load_own(stage, b, tid);
+    if ((entry.z & NORMAL_DEPTH_LINE) != 0u) {
+        return inflow_rate(span, tid, stage) - normal_depth_outflow(b, tid, own, entry) / geo.dx;
+    }
     var held: f32;
     if (entry.z != 0u) {
-        held = open_neighbour(tid, entry.z).x;
+        held = open_neighbour(tid, entry.z & 0xfu).x;
     } else {
         let f = forcing[entry.y];
         held = max(select(f.x, f.y, stage == 2u) - own.w, 0.0);
@@ -765,7 +807,7 @@ fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
             // The line's water is what it adds beyond the rain and sources it replaces,
             // which the balance counts on their own.
             let tid = s.x & ~LEVEL_ENTRY;
-            let rate = level_rate(b, tid, stage, s) - inflow_rate(span, tid, stage);
+            let rate = level_rate(b, tid, stage, s, span) - inflow_rate(span, tid, stage);
             q += split_flow(rate * geo.dx * geo.dx);
         } else {
             let f = forcing[s.y];
@@ -973,7 +1015,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         let dt = sim.dt;
         var rate: f32;
         if (level != NONE) {
-            rate = level_rate(b, tid, stage, sources[level]);
+            rate = level_rate(b, tid, stage, sources[level], span);
         } else {
             rate = inflow_rate(span, tid, stage);
         }
@@ -992,13 +1034,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             }
         }
         if (level != NONE && sources[level].z != 0u) {
-            // An open line's cell moves as its inner neighbour did (zero gradient).
-            let inner = open_neighbour(tid, sources[level].z);
-            next = vec4<f32>(next.x, next.x * inner.y, next.x * inner.z, next.w);
-            if (next.x <= params.dry_depth) {
-                next.y = 0.0;
-                next.z = 0.0;
-            }
+            next = line_momentum(b, tid, stage, sources[level], next);
         }
     }
     if (stage == 1u && cell_thread) {

@@ -120,7 +120,19 @@ fn bad_level_lines_are_refused() {
         ),
         (
             "type = \"weir\"\nline = [[1.5, 1.5], [1.5, 40.0]]",
-            "expected \"stage\", \"outfall\" or \"open\"",
+            "expected \"stage\", \"outfall\", \"open\" or \"normal_depth\"",
+        ),
+        (
+            "type = \"normal_depth\"\nline = [[0.5, 1.5], [0.5, 40.0]]",
+            "needs `slope`",
+        ),
+        (
+            "type = \"normal_depth\"\nline = [[0.5, 1.5], [0.5, 40.0]]\nslope = -0.01",
+            "expected a friction slope > 0",
+        ),
+        (
+            "type = \"stage\"\nline = [[0.5, 1.5], [0.5, 40.0]]\nlevel = 1.0\nslope = 0.01",
+            "takes no slope",
         ),
         (
             "type = \"open\"\nline = [[1.5, 1.5], [1.5, 40.0]]\nlevel = 1.0",
@@ -147,18 +159,13 @@ fn bad_level_lines_are_refused() {
     }
 }
 
-/// A steep channel (5% slope, n = 0.03) whose terrain ends in nodata 4 m before the
-/// rectangle does, fed 0.5 m²/s at the west edge and started at normal depth, 0.198 m
-/// (Manning: h = (q n / √S)^(3/5)), a supercritical flow (Froude 1.8): nothing downstream
-/// can reach back up it, so the exact steady state is uniform flow to the channel's end. An
-/// open line on the last valid column lets it leave as it comes: from the twentieth cell
-/// to the line the depth is normal depth to 0.2% (the inflow enters at critical depth,
-/// 0.294 m, and the flow relaxes to normal depth over the first ten cells or so), and
-/// what leaves through the line is what comes in. Without the line the
-/// nodata edge is a wall, and the water piles up against it.
-#[test]
-fn an_open_line_at_a_nodata_edge_lets_the_flow_leave_as_it_comes() {
-    let (nx, ny, valid, slope, n, q) = (64usize, 8usize, 60usize, 0.05, 0.03, 0.5);
+/// A channel 8 m wide (n = 0.03) on `slope`, whose terrain ends in nodata 4 m before the
+/// rectangle does, fed 0.5 m²/s at the west edge and started in uniform flow at normal
+/// depth (Manning: h = (q n / √S)^(3/5)), run for `t` s with `line` (TOML, or none) on the
+/// last valid column: the depth along the middle row, the volumes in and out, and the
+/// normal depth. The run's mass balance must close to 1e-5.
+fn channel(slope: f64, line: &str, t: f64) -> (Vec<f64>, f64, f64, f64) {
+    let (nx, ny, valid, n, q) = (64usize, 8usize, 60usize, 0.03, 0.5);
     let normal = (q * n / f64::sqrt(slope)).powf(0.6);
     let dir = tempfile::tempdir().unwrap();
     let mut dem = format!(
@@ -174,9 +181,8 @@ fn an_open_line_at_a_nodata_edge_lets_the_flow_leave_as_it_comes() {
         dem += &(row.join(" ") + "\n");
     }
     std::fs::write(dir.path().join("channel.asc"), dem).unwrap();
-    let scenario = |line: &str| {
-        format!(
-            r#"
+    let scenario = format!(
+        r#"
 [terrain]
 type = "raster"
 path = "channel.asc"
@@ -201,37 +207,71 @@ discharge = {discharge}
 {line}
 
 [time]
-end = 120.0
+end = {t}
 "#,
-            u = q / normal,
-            discharge = q * ny as f64,
-        )
-    };
-    let depth_after = |line: &str| {
-        let model = quadflood::scenario::from_str(&scenario(line), dir.path()).unwrap();
-        let (stored, initial, vin, vout, depth) = balance(&model, 120.0);
-        let error = (stored - (initial + vin - vout)).abs() / (initial + vin);
-        assert!(error < 1e-5, "{line}: mass error {error}");
-        let row = 4 * nx;
-        let profile: Vec<f64> = (0..valid).map(|i| depth[row + i] as f64).collect();
-        (profile, vin, vout)
-    };
-    let open_line = "[[boundary.line]]\ntype = \"open\"\nline = [[59.5, 0.5], [59.5, 7.5]]";
-    let (open, vin, vout) = depth_after(open_line);
-    let worst = open[20..]
+        u = q / normal,
+        discharge = q * ny as f64,
+    );
+    let model = quadflood::scenario::from_str(&scenario, dir.path()).unwrap();
+    let (stored, initial, vin, vout, depth) = balance(&model, t);
+    let error = (stored - (initial + vin - vout)).abs() / (initial + vin);
+    assert!(error < 1e-5, "{line}: mass error {error}");
+    let row = 4 * nx;
+    let profile = (0..valid).map(|i| depth[row + i] as f64).collect();
+    (profile, vin, vout, normal)
+}
+
+/// The largest relative difference from `normal` of the depths from cell `from` on.
+fn off_normal(profile: &[f64], from: usize, normal: f64) -> f64 {
+    profile[from..]
         .iter()
         .map(|h| (h - normal).abs() / normal)
-        .fold(0.0, f64::max);
+        .fold(0.0, f64::max)
+}
+
+/// A steep channel (5% slope): normal depth 0.198 m, a supercritical flow (Froude 1.8).
+/// Nothing downstream can reach back up it, so the exact steady state is uniform flow to
+/// the channel's end. An open line on the last valid column lets it leave as it comes: from
+/// the twentieth cell to the line the depth is normal depth to 0.2% (the inflow enters at
+/// critical depth, 0.294 m, and the flow relaxes to normal depth over the first ten cells
+/// or so), and what leaves through the line is what comes in. Without the line the nodata
+/// edge is a wall, and the water piles up against it.
+#[test]
+fn an_open_line_at_a_nodata_edge_lets_the_flow_leave_as_it_comes() {
+    let open_line = "[[boundary.line]]\ntype = \"open\"\nline = [[59.5, 0.5], [59.5, 7.5]]";
+    let (open, vin, vout, normal) = channel(0.05, open_line, 120.0);
+    let worst = off_normal(&open, 20, normal);
     println!(
         "open line: depth {:.4} .. {:.4} m against normal {normal:.4} (worst {worst:.2e}); in {vin:.1} m³, out {vout:.1} m³",
-        open[20], open[valid - 1]
+        open[20], open[59]
     );
     assert!(worst < 2e-3, "depth off normal by {worst}");
     assert!(
         (vout - vin).abs() < 0.01 * vin,
         "in {vin} m³, out {vout} m³"
     );
-    let (walled, _, _) = depth_after("");
-    println!("no line: depth {:.4} m at the end", walled[valid - 1]);
-    assert!(walled[valid - 1] > 2.0 * normal, "{} m", walled[valid - 1]);
+    let (walled, _, _, _) = channel(0.05, "", 120.0);
+    println!("no line: depth {:.4} m at the end", walled[59]);
+    assert!(walled[59] > 2.0 * normal, "{} m", walled[59]);
+}
+
+/// A gentle channel (0.2% slope): normal depth 0.519 m, subcritical (Froude 0.43), so the
+/// outlet controls the depth upstream. A normal-depth line on the slope's own friction
+/// slope passes uniform flow out at normal depth, which is then the steady state along the
+/// whole channel: every cell within 1% of normal depth after 600 s (a wave crosses the
+/// channel in about 30 s), and what leaves is what comes in.
+#[test]
+fn a_normal_depth_line_at_a_nodata_edge_holds_uniform_flow() {
+    let line = "[[boundary.line]]\ntype = \"normal_depth\"\nslope = 0.002\nline = [[59.5, 0.5], [59.5, 7.5]]";
+    let (profile, vin, vout, normal) = channel(0.002, line, 600.0);
+    let worst = off_normal(&profile, 0, normal);
+    println!(
+        "normal-depth line: depth {:.4} .. {:.4} m against normal {normal:.4} (worst {worst:.2e}); in {vin:.1} m³, out {vout:.1} m³",
+        profile[0], profile[59]
+    );
+    assert!(worst < 0.01, "depth off normal by {worst}");
+    assert!(
+        (vout - vin).abs() < 0.01 * vin,
+        "in {vin} m³, out {vout} m³"
+    );
 }

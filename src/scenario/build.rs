@@ -9,7 +9,7 @@ use crate::io::vector::{self, Want};
 use crate::scenario::fields::{Field, Shape};
 use crate::scenario::model::{
     BcDef, BcKind, Gauge, Limiter, Model, Numerics, Rain, RasterFormat, Section, Series,
-    SourceCell, WALL_BED,
+    SourceCell, NORMAL_DEPTH_LINE, WALL_BED,
 };
 use crate::scenario::polygon::Polygon;
 use crate::scenario::reference::TimeReference;
@@ -1261,9 +1261,12 @@ struct SourceCells {
     cells: Vec<(usize, usize)>,
     /// A stage or outfall line: the series is the water level the cells hold.
     level: bool,
-    /// An open line: for each cell, the neighbour whose state it takes (`OPEN_*`);
-    /// empty for other lines and sources.
+    /// An open or normal-depth line: for each cell, the side of its neighbour inside the
+    /// domain (`OPEN_*`), with `NORMAL_DEPTH_LINE` on a normal-depth line; empty for other
+    /// lines and sources.
     inner: Vec<u8>,
+    /// A normal-depth line's friction slope; 0 otherwise.
+    slope: f64,
 }
 
 /// Where each `[[source]]` puts its water: the cell under a point, the cells a line
@@ -1319,6 +1322,7 @@ fn sources(
             cells,
             level: false,
             inner: Vec::new(),
+            slope: 0.0,
         });
     }
     Ok(out)
@@ -1351,9 +1355,9 @@ fn level_lines(
             )?,
             ("stage", None) => return Err(bad(&key, "a stage line needs `level`")),
             ("outfall", None) => Series::constant(&key, OUTFALL_LEVEL),
-            // An open line holds no level: its series is never read.
-            ("open", None) => Series::constant(&key, 0.0),
-            (kind @ ("outfall" | "open"), Some(_)) => {
+            // Open and normal-depth lines hold no level: their series is never read.
+            ("open" | "normal_depth", None) => Series::constant(&key, 0.0),
+            (kind @ ("outfall" | "open" | "normal_depth"), Some(_)) => {
                 return Err(bad(
                     &format!("{key}.level"),
                     format!("an {kind} line takes no level"),
@@ -1362,7 +1366,7 @@ fn level_lines(
             (other, _) => {
                 return Err(bad(
                     &format!("{key}.type"),
-                    format!("expected \"stage\", \"outfall\" or \"open\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
+                    format!("expected \"stage\", \"outfall\", \"open\" or \"normal_depth\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
                 ));
             }
         };
@@ -1382,20 +1386,43 @@ fn level_lines(
             elevation,
             advice,
         )?;
-        let inner = if s.kind == "open" {
-            open_line_inner(frame, elevation, &cells, &format!("{key}.line"))?
-        } else {
-            Vec::new()
+        let slope = line_slope(s, &key)?;
+        let mut inner = match s.kind.as_str() {
+            "open" | "normal_depth" => {
+                open_line_inner(frame, elevation, &cells, &format!("{key}.line"))?
+            }
+            _ => Vec::new(),
         };
+        if slope > 0.0 {
+            inner.iter_mut().for_each(|side| *side |= NORMAL_DEPTH_LINE);
+        }
         series_list.push(series);
         out.push(SourceCells {
             series: (series_list.len() - 1) as u32,
             cells,
             level: true,
             inner,
+            slope,
         });
     }
     Ok(out)
+}
+
+/// A normal-depth line's friction slope (> 0), and 0 for any other line, which takes none.
+fn line_slope(s: &BoundaryLineSpec, key: &str) -> Result<f64, InputError> {
+    match (s.kind.as_str(), s.slope) {
+        ("normal_depth", Some(slope)) if slope.is_finite() && slope > 0.0 => Ok(slope),
+        ("normal_depth", Some(slope)) => Err(bad(
+            &format!("{key}.slope"),
+            format!("expected a friction slope > 0 (m/m), found {slope}"),
+        )),
+        ("normal_depth", None) => Err(bad(key, "a normal_depth line needs `slope`")),
+        (kind, Some(_)) => Err(bad(
+            &format!("{key}.slope"),
+            format!("a {kind} line takes no slope"),
+        )),
+        _ => Ok(0.0),
+    }
 }
 
 /// The neighbour an open line's cell takes its state from: `OPEN_WEST` .. `OPEN_NORTH`, in
@@ -1601,6 +1628,7 @@ fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCe
                         fraction: if s.level { 0.0 } else { share },
                         level: s.level,
                         inner: s.inner.get(n).copied().unwrap_or(0),
+                        slope: s.slope as f32,
                     });
                 }
             }

@@ -200,10 +200,17 @@ pub struct SourceCell {
     /// The cell is part of a stage or outfall line: the series is the water level it holds
     /// (relative to the model's datum), and `fraction` is unused.
     pub level: bool,
-    /// On an open line, the side (1 west, 2 east, 3 south, 4 north) of the neighbour whose
-    /// depth and velocity the cell takes each stage (zero gradient); 0 elsewhere.
+    /// On an open or normal-depth line, the side (1 west, 2 east, 3 south, 4 north) of
+    /// the cell's neighbour inside the domain, whose depth and velocity an open line's
+    /// cell takes each stage (zero gradient), plus `NORMAL_DEPTH_LINE` on a normal-depth
+    /// line; 0 elsewhere.
     pub inner: u8,
+    /// On a normal-depth line, the friction slope (m/m); 0 elsewhere.
+    pub slope: f32,
 }
+
+/// The flag of `SourceCell::inner` that marks a normal-depth line (`shaders/flux.wgsl`).
+pub const NORMAL_DEPTH_LINE: u8 = 0x10;
 
 /// A line across which discharge is recorded: Q = sum over samples of
 /// (hu, hv) at the sample's cell dotted with its weight (left-hand normal times length).

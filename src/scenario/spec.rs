@@ -285,13 +285,16 @@ pub struct BoundarySpec {
 pub struct BoundaryLineSpec {
     pub name: Option<String>,
     /// "stage" (the water level held at `level`), "outfall" (water that reaches the
-    /// line leaves the domain) or "open" (zero gradient: the line's cells take the state
-    /// of their neighbour inside the domain).
+    /// line leaves the domain), "open" (zero gradient: the line's cells take the state
+    /// of their neighbour inside the domain) or "normal_depth" (water leaves as uniform
+    /// flow on `slope`).
     #[serde(rename = "type")]
     pub kind: String,
     pub line: Coords,
     /// Stage: water level (m, the terrain's datum).
     pub level: Option<SeriesSpec>,
+    /// Normal depth: the friction slope (m/m).
+    pub slope: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1378,7 +1378,12 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
     for s in &model.sources {
         let (b, c) = (s.cell / CELLS_PER_BLOCK, s.cell % CELLS_PER_BLOCK);
         if s.level {
-            by_block[b].push([c as u32 | LEVEL_ENTRY, s.series, s.inner as u32, 0]);
+            by_block[b].push([
+                c as u32 | LEVEL_ENTRY,
+                s.series,
+                s.inner as u32,
+                s.slope.to_bits(),
+            ]);
             continue;
         }
         let width = model.cell_size * model.grid.cell_footprint(s.cell).2 as f64;
