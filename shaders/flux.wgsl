@@ -773,11 +773,11 @@ fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
 // the rate for the volume balance from the same inputs.
 fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>, span: vec4<u32>) -> f32 {
     let own = load_own(stage, b, tid);
-    if ((entry.z & NORMAL_DEPTH_LINE) != 0u) {
+    if (EDGE_LINES && (entry.z & NORMAL_DEPTH_LINE) != 0u) {
         return inflow_rate(span, tid, stage) - normal_depth_outflow(b, tid, own, entry) / geo.dx;
     }
     var held: f32;
-    if (entry.z != 0u) {
+    if (EDGE_LINES && entry.z != 0u) {
         held = open_neighbour(tid, entry.z & 0xfu).x;
     } else {
         let f = forcing[entry.y];
@@ -1033,7 +1033,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
                 next.z = 0.0;
             }
         }
-        if (level != NONE && sources[level].z != 0u) {
+        if (EDGE_LINES && level != NONE && sources[level].z != 0u) {
             next = line_momentum(b, tid, stage, sources[level], next);
         }
     }
@@ -1051,7 +1051,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             atomicMax(&sim.bad_block, b + 1u);
         }
         note_speed(speed);
-        if (level != NONE && sources[level].z == 0u) {
+        if (level != NONE && !(EDGE_LINES && sources[level].z != 0u)) {
             note_speed(level_speed(sources[level].y, next));
         }
         if (next.x > 0.0) {
@@ -1104,9 +1104,11 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
 override REGULAR_ROWS: u32 = 17u;
 
 // Constants of a scenario's kernels (src/solver/kernels.rs, KernelOptions): code for
-// losses and outflow edges is compiled only into the kernels of scenarios that have them.
+// losses, outflow edges and open or normal-depth lines is compiled only into the kernels
+// of scenarios that have them.
 override LOSSES: bool = false;
 override OUTFLOW_EDGES: bool = false;
+override EDGE_LINES: bool = false;
 
 // Threads of a stage workgroup: one per cell and, for regular blocks, a 17th row, so that
 // the 272 faces of each direction take one round instead of two. The second round, on 16

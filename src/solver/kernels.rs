@@ -208,14 +208,16 @@ impl Kernels {
 }
 
 /// What the kernels are compiled for: the scenario's slope limiter and whether it has
-/// losses and outflow edges. Code a scenario does not use is compiled out: compiled in, the
-/// losses and the outflow faces cost a grid without them 0.6% and 1.25% of a step on an
-/// H100, in registers (docs/benchmarks.md).
+/// losses, outflow edges and open or normal-depth lines. Code a scenario does not use is
+/// compiled out: compiled in, the losses, the outflow faces and the lines cost a grid
+/// without them 0.6%, 1.25% and 0.4% of a step on an H100, in registers
+/// (docs/benchmarks.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelOptions {
     pub limiter: Limiter,
     pub losses: bool,
     pub outflow_edges: bool,
+    pub edge_lines: bool,
 }
 
 impl KernelOptions {
@@ -226,12 +228,13 @@ impl KernelOptions {
             limiter: model.numerics.limiter,
             losses: model.losses.any(),
             outflow_edges: model.bc_defs.iter().any(|d| outflow(d.kind)),
+            edge_lines: model.sources.iter().any(|s| s.inner != 0),
         }
     }
 }
 
-/// The module's override constants (`MINMOD_LIMITER` in reconstruct.wgsl, `LOSSES` and
-/// `OUTFLOW_EDGES` in flux.wgsl), each passed only when it differs from the shader's
+/// The module's override constants (`MINMOD_LIMITER` in reconstruct.wgsl, `LOSSES`,
+/// `OUTFLOW_EDGES` and `EDGE_LINES` in flux.wgsl), each passed only when it differs from the shader's
 /// default, for the same reason as `REGULAR_ROWS`.
 fn override_constants(o: KernelOptions) -> Vec<(&'static str, f64)> {
     let mut constants = Vec::new();
@@ -243,6 +246,9 @@ fn override_constants(o: KernelOptions) -> Vec<(&'static str, f64)> {
     }
     if o.outflow_edges {
         constants.push(("OUTFLOW_EDGES", 1.0));
+    }
+    if o.edge_lines {
+        constants.push(("EDGE_LINES", 1.0));
     }
     constants
 }
