@@ -284,3 +284,24 @@ fn a_map_that_cannot_be_written_fails_the_run_by_name() {
         .to_string_lossy()
         .starts_with("depth_0000005.0s.")));
 }
+
+/// A first run on a headless machine prints no spurious errors: probing wgpu's GL backend
+/// printed `error: XDG_RUNTIME_DIR is invalid or not set` twice (and listed every GPU a
+/// second time, as GL). `info` with no XDG_RUNTIME_DIR says nothing on stderr and lists
+/// no GL adapter.
+#[test]
+fn info_on_a_headless_machine_prints_no_errors() {
+    let out = Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .arg("info")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("WGPU_BACKEND")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(!stderr.contains("error"), "stderr: {stderr}");
+    assert!(!stdout.contains("(Gl,"), "a GL adapter listed: {stdout}");
+}

@@ -25,6 +25,10 @@ fn instance() -> wgpu::Instance {
     // it back.
     desc.flags
         .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    // Vulkan, Metal and DX12 only: probing the GL backend printed two `error:
+    // XDG_RUNTIME_DIR is invalid` lines on headless machines and listed every GPU a second
+    // time, and quadflood's kernels need what GL cannot give. WGPU_BACKEND=gl asks for it.
+    desc.backends = wgpu::Backends::PRIMARY;
     wgpu::Instance::new(desc.with_env())
 }
 
