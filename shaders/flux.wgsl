@@ -765,12 +765,14 @@ fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
     return tile[tile_index(li + di, lj + dj)];
 }
 
-// The whole depth rate of cell `tid` on a stage, outfall or open line (`entry`, its
-// `sources` entry): it makes up for the cell's fluxes, so that the stage ends at the depth
-// the line holds exactly, and replaces its rain and sources. A stage or outfall line holds
-// its level; an open line the depth its inner neighbour had when the stage began (zero
-// gradient), so water leaves across the domain's edge as it arrives. Thread 0 recomputes
-// the rate for the volume balance from the same inputs.
+// The whole depth rate of cell `tid` on a line (`entry`, its `sources` entry). On a stage,
+// outfall or open line it makes up for the cell's fluxes, so that the stage ends at the
+// depth the line holds exactly, and replaces its rain and sources: a stage or outfall line
+// holds its level, an open line the depth its inner neighbour had when the stage began
+// (zero gradient), so water leaves across the domain's edge as it arrives. On a
+// normal-depth line it is the cell's rain and sources less its Manning outflow, the
+// fluxes acting as on any cell. Thread 0 recomputes the rate for the volume balance from
+// the same inputs.
 fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>, span: vec4<u32>) -> f32 {
     let own = load_own(stage, b, tid);
     if (EDGE_LINES && (entry.z & NORMAL_DEPTH_LINE) != 0u) {
