@@ -157,6 +157,20 @@ fn bad_level_lines_are_refused() {
         assert!(e.to_string().contains(wanted), "{wanted:?} not in {e}");
         assert!(e.to_string().contains("boundary.line[0]"), "{e}");
     }
+    // Without friction a normal-depth line would pass critical flow instead, silently.
+    let frictionless = BASIN
+        .replace("SLOPE", "0.0")
+        .replace("INITIAL", "depth = 0.0")
+        .replace("manning = 0.03", "manning = 0.0")
+        .replace(
+            "LINE",
+            "type = \"normal_depth\"\nslope = 0.01\nline = [[0.5, 1.5], [0.5, 40.0]]",
+        );
+    let Err(e) = quadflood::scenario::from_str(&frictionless, std::path::Path::new(".")) else {
+        panic!("a frictionless normal-depth line was accepted");
+    };
+    assert!(e.to_string().contains("needs friction"), "{e}");
+    assert!(e.to_string().contains("boundary.line[0]"), "{e}");
 }
 
 /// A channel 8 m wide (n = 0.03) on `slope`, whose terrain ends in nodata 4 m before the

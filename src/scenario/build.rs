@@ -9,7 +9,7 @@ use crate::io::vector::{self, Want};
 use crate::scenario::fields::{Field, Shape};
 use crate::scenario::model::{
     BcDef, BcKind, Gauge, Limiter, Model, Numerics, Rain, RasterFormat, Section, Series,
-    SourceCell, NORMAL_DEPTH_LINE, WALL_BED,
+    SourceCell, WALL_BED,
 };
 use crate::scenario::polygon::Polygon;
 use crate::scenario::reference::TimeReference;
@@ -190,6 +190,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let (depth, hu, hv) = initial(&spec.initial, &points, &frame, &grid, datum, &mut bed, dir)?;
     let fine_manning = friction(&spec.friction, &frame, dir)?;
     outflow::refuse_frictionless(&spec.boundary.segments, &bc_edge, &frame, &fine_manning)?;
+    refuse_frictionless_lines(&source_cells, &frame, &fine_manning)?;
     let manning = grid.to_storage(&fine_manning, 0.0);
     let losses = match &spec.losses {
         Some(l) => super::losses::build(l, &frame, &grid, dir)?,
@@ -1262,11 +1263,12 @@ struct SourceCells {
     /// A stage or outfall line: the series is the water level the cells hold.
     level: bool,
     /// An open or normal-depth line: for each cell, the side of its neighbour inside the
-    /// domain (`OPEN_*`), with `NORMAL_DEPTH_LINE` on a normal-depth line; empty for other
-    /// lines and sources.
+    /// domain (`OPEN_*`); empty for other lines and sources.
     inner: Vec<u8>,
     /// A normal-depth line's friction slope; 0 otherwise.
     slope: f64,
+    /// The scenario key it came from, for messages.
+    key: String,
 }
 
 /// Where each `[[source]]` puts its water: the cell under a point, the cells a line
@@ -1323,6 +1325,7 @@ fn sources(
             level: false,
             inner: Vec::new(),
             slope: 0.0,
+            key,
         });
     }
     Ok(out)
@@ -1387,15 +1390,12 @@ fn level_lines(
             advice,
         )?;
         let slope = line_slope(s, &key)?;
-        let mut inner = match s.kind.as_str() {
+        let inner = match s.kind.as_str() {
             "open" | "normal_depth" => {
                 open_line_inner(frame, elevation, &cells, &format!("{key}.line"))?
             }
             _ => Vec::new(),
         };
-        if slope > 0.0 {
-            inner.iter_mut().for_each(|side| *side |= NORMAL_DEPTH_LINE);
-        }
         series_list.push(series);
         out.push(SourceCells {
             series: (series_list.len() - 1) as u32,
@@ -1403,9 +1403,33 @@ fn level_lines(
             level: true,
             inner,
             slope,
+            key,
         });
     }
     Ok(out)
+}
+
+/// A normal-depth line passes h^(5/3) √S / n: Manning's n must be > 0 on every cell of it,
+/// as on a normal-depth edge (with n = 0 the line would pass critical flow, silently).
+fn refuse_frictionless_lines(
+    lines: &[SourceCells],
+    frame: &Frame,
+    manning: &[f32],
+) -> Result<(), InputError> {
+    for line in lines.iter().filter(|l| l.slope > 0.0) {
+        let bare = line
+            .cells
+            .iter()
+            .find(|&&(i, j)| manning[i + frame.nx * j] <= 0.0);
+        if let Some(&(i, j)) = bare {
+            let (x, y) = frame.centre(i, j);
+            return Err(InputError::new(format!(
+                "a normal-depth line needs friction: Manning's n is 0 in its cell at ({x}, {y}); expected n > 0 on every cell of the line (see [friction])"
+            ))
+            .at_key(line.key.clone()));
+        }
+    }
+    Ok(())
 }
 
 /// A normal-depth line's friction slope (> 0), and 0 for any other line, which takes none.

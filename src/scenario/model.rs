@@ -202,15 +202,11 @@ pub struct SourceCell {
     pub level: bool,
     /// On an open or normal-depth line, the side (1 west, 2 east, 3 south, 4 north) of
     /// the cell's neighbour inside the domain, whose depth and velocity an open line's
-    /// cell takes each stage (zero gradient), plus `NORMAL_DEPTH_LINE` on a normal-depth
-    /// line; 0 elsewhere.
+    /// cell takes each stage (zero gradient); 0 elsewhere.
     pub inner: u8,
-    /// On a normal-depth line, the friction slope (m/m); 0 elsewhere.
+    /// On a normal-depth line, the friction slope (m/m), > 0; 0 elsewhere (an open line).
     pub slope: f32,
 }
-
-/// The flag of `SourceCell::inner` that marks a normal-depth line (`shaders/flux.wgsl`).
-pub const NORMAL_DEPTH_LINE: u8 = 0x10;
 
 /// A line across which discharge is recorded: Q = sum over samples of
 /// (hu, hv) at the sample's cell dotted with its weight (left-hand normal times length).

@@ -275,7 +275,8 @@ pub struct BoundarySpec {
     pub north: Option<String>,
     #[serde(default, rename = "segment")]
     pub segments: Vec<SegmentSpec>,
-    /// Stage, outfall and open lines anywhere in the domain, not only on its edges.
+    /// Stage, outfall, open and normal-depth lines anywhere in the domain, not only on its
+    /// edges.
     #[serde(default, rename = "line")]
     pub lines: Vec<BoundaryLineSpec>,
 }

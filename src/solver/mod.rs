@@ -74,6 +74,8 @@ const SCAN_THREADS: u32 = 64;
 /// In a source entry's cell: the cell holds the series' water level (a stage or outfall
 /// line) rather than taking its discharge.
 const LEVEL_ENTRY: u32 = 0x100;
+/// Marks a normal-depth line's entry among the level lines' (`shaders/flux.wgsl`).
+const NORMAL_DEPTH_LINE: u32 = 0x10;
 /// In a block's rain code: its cells' series are listed one by one (see `block_rain`).
 const RAIN_PER_CELL: u32 = 0x8000_0000;
 
@@ -1378,10 +1380,12 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
     for s in &model.sources {
         let (b, c) = (s.cell / CELLS_PER_BLOCK, s.cell % CELLS_PER_BLOCK);
         if s.level {
+            // `.z`: the inner side, with NORMAL_DEPTH_LINE where the line has a slope.
+            let kind = if s.slope > 0.0 { NORMAL_DEPTH_LINE } else { 0 };
             by_block[b].push([
                 c as u32 | LEVEL_ENTRY,
                 s.series,
-                s.inner as u32,
+                s.inner as u32 | kind,
                 s.slope.to_bits(),
             ]);
             continue;
