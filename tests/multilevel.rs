@@ -162,6 +162,7 @@ u = "2*(sqrt(9.81*(1 + 0.01*exp(0 - ((x-100)/15)^2))) - sqrt(9.81))"
 
 [time]
 end = 1e6
+cfl = 0.4
 "#
     )
 }
@@ -189,8 +190,11 @@ fn plane_wave_crosses_a_level_change_with_little_reflection() {
         100.0 * spurious / amplitude,
         transmitted
     );
-    // Measured: 0.007% (lavapipe). A 2:1 coarsening under a wave 15 cells wide, with a
-    // first-order band either side of it, is nearly transparent; bound it at 0.1%.
+    // Measured: 0.082% (lavapipe). A 2:1 coarsening under a wave 15 cells wide, with a
+    // first-order band either side of it, is nearly transparent; bound it at 0.1%. The run
+    // takes cfl = 0.4: at 0.5 rounding seeds a ripple across the wave that grows
+    // (tests/symmetry.rs, a_plane_wave_stays_plane_at_the_default_cfl) and changes the
+    // wave's height by 3%, and with it the reflection (0.13%).
     assert!(reflected < 1e-3 * amplitude, "reflection {reflected} m");
     assert!(
         transmitted > 0.5 * amplitude,

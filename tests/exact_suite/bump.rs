@@ -101,7 +101,6 @@ fn transcritical_with_a_shock() {
 /// exceeding inflow by about 1e-4 of the discharge over the bump, the mass error growing
 /// with time.
 #[test]
-#[ignore = "issue 22 open: f32 depths drop a steady cell's sub-ulp imbalance every step: 7.5e-5 of the volume passed"]
 fn steady_through_flow_keeps_the_balance() {
     let h_out = 8.0;
     let flow = BumpFlow::new(G, 0.2, Bump::CLASSIC, Regime::Subcritical { h_out })
