@@ -764,11 +764,11 @@ fn line_momentum(b: u32, tid: u32, stage: u32, entry: vec4<u32>, next: vec4<f32>
         return vec4<f32>(next.x, 0.0, 0.0, next.w);
     }
     let side = entry.z & 0xfu;
-    if ((entry.z & NORMAL_DEPTH_LINE) == 0u) {
+    if ((entry.z & OUTFLOW_LINE) == 0u) {
         let inner = open_neighbour(tid, side);
         return vec4<f32>(next.x, next.x * inner.y, next.x * inner.z, next.w);
     }
-    let q = normal_depth_outflow(b, tid, load_own(stage, b, tid), entry);
+    let q = line_outflow(b, tid, load_own(stage, b, tid), entry);
     // Outwards is away from the inner side: west inner (1) leaves eastwards, and so on.
     let outward = select(1.0, -1.0, side == 2u || side == 4u);
     if (side <= 2u) {
@@ -779,6 +779,34 @@ fn line_momentum(b: u32, tid: u32, stage: u32, entry: vec4<u32>, next: vec4<f32>
 
 // A normal-depth line's entry: `.z` holds this flag with the inner side, `.w` the slope.
 const NORMAL_DEPTH_LINE: u32 = 0x10u;
+// A rating line's entry: `.z` holds this flag with the inner side, `.y` is its rating
+// curve, `.w` 1 / the line's length.
+const RATING_LINE: u32 = 0x20u;
+// Lines that pass their own discharge out: normal-depth and rating lines.
+const OUTFLOW_LINE: u32 = 0x30u;
+
+// Unit discharge (m²/s) an outflow line's cell passes out of the domain: a normal-depth
+// line's or a rating line's.
+fn line_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
+    if ((entry.z & RATING_LINE) != 0u) {
+        return rating_line_outflow(own, entry);
+    }
+    return normal_depth_outflow(b, tid, own, entry);
+}
+
+// A rating line's cell passes, per metre, the line's rating discharge at the cell's own
+// level over the line's length, as a rating edge's cell does; at most critical flow (a
+// film on a high bank would otherwise leave at the discharge of the bank's level) and at
+// most half the cell's water in one stage.
+fn rating_line_outflow(own: vec4<f32>, entry: vec4<u32>) -> f32 {
+    let h = own.x;
+    if (h <= params.dry_depth) {
+        return 0.0;
+    }
+    let q = rating_discharge(entry.y, own.w + h) * bitcast<f32>(entry.w);
+    let critical = h * sqrt(params.g * h);
+    return min(min(max(q, 0.0), critical), 0.5 * h * geo.dx / sim.dt);
+}
 
 // Unit discharge (m²/s) a normal-depth line's cell passes out of the domain: uniform flow
 // on the friction slope, q = h^(5/3) √S / n, at most critical flow (a free overfall's),
@@ -809,13 +837,13 @@ fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
 // depth the line holds exactly, and replaces its rain and sources: a stage or outfall line
 // holds its level, an open line the depth its inner neighbour had when the stage began
 // (zero gradient), so water leaves across the domain's edge as it arrives. On a
-// normal-depth line it is the cell's rain and sources less its Manning outflow, the
+// normal-depth or rating line it is the cell's rain and sources less its outflow, the
 // fluxes acting as on any cell. Thread 0 recomputes the rate for the volume balance from
 // the same inputs.
 fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>, span: vec4<u32>) -> f32 {
     let own = load_own(stage, b, tid);
-    if (EDGE_LINES && (entry.z & NORMAL_DEPTH_LINE) != 0u) {
-        return inflow_rate(span, tid, stage) - normal_depth_outflow(b, tid, own, entry) / geo.dx;
+    if (EDGE_LINES && (entry.z & OUTFLOW_LINE) != 0u) {
+        return inflow_rate(span, tid, stage) - line_outflow(b, tid, own, entry) / geo.dx;
     }
     var held: f32;
     if (EDGE_LINES && entry.z != 0u) {

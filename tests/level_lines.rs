@@ -120,7 +120,7 @@ fn bad_level_lines_are_refused() {
         ),
         (
             "type = \"weir\"\nline = [[1.5, 1.5], [1.5, 40.0]]",
-            "expected \"stage\", \"outfall\", \"open\" or \"normal_depth\"",
+            "expected \"stage\", \"outfall\", \"open\", \"normal_depth\" or \"rating\"",
         ),
         (
             "type = \"normal_depth\"\nline = [[0.5, 1.5], [0.5, 40.0]]",
@@ -145,6 +145,22 @@ fn bad_level_lines_are_refused() {
         (
             "type = \"outfall\"\nline = [[1.5, 1.5], [1.5, 90.0]]",
             "outside",
+        ),
+        (
+            "type = \"rating\"\nline = [[0.5, 1.5], [0.5, 40.0]]",
+            "needs `rating`",
+        ),
+        (
+            "type = \"rating\"\nline = [[0.5, 1.5], [0.5, 40.0]]\nrating = { level = [1.0], discharge = [0.0] }",
+            "at least two",
+        ),
+        (
+            "type = \"rating\"\nline = [[0.5, 1.5], [0.5, 40.0]]\nrating = { level = [1.0, 2.0], discharge = [0.0, 1.0] }\nslope = 0.01",
+            "takes no slope",
+        ),
+        (
+            "type = \"stage\"\nline = [[0.5, 1.5], [0.5, 40.0]]\nlevel = 1.0\nrating = { level = [1.0, 2.0], discharge = [0.0, 1.0] }",
+            "takes no rating",
         ),
     ] {
         let text = BASIN
@@ -287,5 +303,49 @@ fn a_normal_depth_line_at_a_nodata_edge_holds_uniform_flow() {
     assert!(
         (vout - vin).abs() < 0.01 * vin,
         "in {vin} m³, out {vout} m³"
+    );
+}
+
+/// The same gentle channel (4 m³/s over 8 m) ends at a rating line whose curve is a weir's,
+/// Q = C L (η − crest)^1.5, its crest 0.3 m above the line's bed. Once steady, each cell of
+/// the line passes Q / L per metre, so its level is the curve's at the inflow:
+/// crest + (Q / (C L))^(2/3), 0.442 m over the crest, here 0.74 m deep, above normal depth
+/// (0.52 m) and critical depth (0.29 m), so the line backs water up the channel. The
+/// level on the line within 1% of the depth, mass to 1e-5 with the line's outflow counted.
+#[test]
+fn a_rating_line_at_a_nodata_edge_holds_the_level_its_curve_gives() {
+    let (slope, c, width, q) = (0.002, 1.7, 8.0, 4.0);
+    let bed = slope * 1.0; // the line's column, one cell before the nodata
+    let crest = bed + 0.3;
+    let levels: Vec<f64> = (0..=60).map(|k| crest + 0.025 * k as f64).collect();
+    let discharges: Vec<f64> = levels
+        .iter()
+        .map(|l| c * width * (l - crest).max(0.0).powf(1.5))
+        .collect();
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.6}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let line = format!(
+        "[[boundary.line]]\ntype = \"rating\"\nline = [[59.5, 0.5], [59.5, 7.5]]\nrating = {{ level = [{}], discharge = [{}] }}",
+        list(&levels),
+        list(&discharges)
+    );
+    let (profile, vin, vout, normal) = channel(slope, &line, 900.0);
+    let level = profile[59] + bed;
+    let exact = crest + (q / (c * width)).powf(2.0 / 3.0);
+    let off = (level - exact).abs() / (exact - bed);
+    println!(
+        "rating line: level {level:.4} m on the line against the curve's {exact:.4} m ({:.2}% of the depth); depth {:.4} m upstream (normal {normal:.4}); in {vin:.1} m³, out {vout:.1} m³",
+        100.0 * off,
+        profile[0]
+    );
+    assert!(off < 0.01, "level {level} m, the curve's {exact} m");
+    assert!(
+        profile[0] > normal + 0.1,
+        "no backwater: {} m upstream",
+        profile[0]
     );
 }

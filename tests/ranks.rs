@@ -57,8 +57,8 @@ discharge = { time = [0.0, 10.0], value = [5.0, 20.0] }
 line = [[90.0, 20.0], [230.0, 60.0]]
 discharge = 30.0
 
-# An outfall line across the partition, an open line along the west edge and a
-# normal-depth line along the north edge.
+# An outfall line across the partition, an open line along the west edge, a
+# normal-depth line along the north edge and a rating line along the south edge.
 [[boundary.line]]
 type = "outfall"
 line = [[10.5, 180.5], [100.5, 150.5]]
@@ -71,6 +71,11 @@ line = [[0.5, 40.5], [0.5, 190.5]]
 type = "normal_depth"
 slope = 0.01
 line = [[110.5, 191.5], [250.5, 191.5]]
+
+[[boundary.line]]
+type = "rating"
+line = [[210.5, 0.5], [250.5, 0.5]]
+rating = { level = [-0.5, 0.5, 2.5], discharge = [0.0, 20.0, 100.0] }
 
 [[boundary.segment]]
 edge = "south"

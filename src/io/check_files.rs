@@ -19,7 +19,7 @@ pub const CHECK_MAPS: [&str; 4] = ["bed", "manning_n", "block_level", "forcing_c
 
 /// Codes of `forcing_cells`: what acts on a cell (a source or line wins over an edge).
 pub const FORCING_CODES: &str =
-    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage, outfall, open or normal-depth line, 6 normal-depth edge, 7 rating edge, 8 culvert or weir end";
+    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage, outfall, open, normal-depth or rating line, 6 normal-depth edge, 7 rating edge, 8 culvert or weir end";
 const OPEN_EDGE: f64 = 1.0;
 const INFLOW_EDGE: f64 = 2.0;
 const STAGE_EDGE: f64 = 3.0;
@@ -169,7 +169,10 @@ mod tests {
             (INFLOW_EDGE, "inflow edge"),
             (STAGE_EDGE, "stage edge"),
             (SOURCE, "source"),
-            (LEVEL_LINE, "stage, outfall, open or normal-depth line"),
+            (
+                LEVEL_LINE,
+                "stage, outfall, open, normal-depth or rating line",
+            ),
             (NORMAL_DEPTH_EDGE, "normal-depth edge"),
             (RATING_EDGE, "rating edge"),
             (STRUCTURE_END, "culvert or weir end"),

@@ -1262,11 +1262,13 @@ struct SourceCells {
     cells: Vec<(usize, usize)>,
     /// A stage or outfall line: the series is the water level the cells hold.
     level: bool,
-    /// An open or normal-depth line: for each cell, the side of its neighbour inside the
+    /// An open, normal-depth or rating line: for each cell, the side of its neighbour inside the
     /// domain (`OPEN_*`); empty for other lines and sources.
     inner: Vec<u8>,
     /// A normal-depth line's friction slope; 0 otherwise.
     slope: f64,
+    /// A rating line's 1 / length (1/m), the series its rating curve; 0 otherwise.
+    rating_scale: f64,
     /// The scenario key it came from, for messages.
     key: String,
 }
@@ -1325,6 +1327,7 @@ fn sources(
             level: false,
             inner: Vec::new(),
             slope: 0.0,
+            rating_scale: 0.0,
             key,
         });
     }
@@ -1360,7 +1363,9 @@ fn level_lines(
             ("outfall", None) => Series::constant(&key, OUTFALL_LEVEL),
             // Open and normal-depth lines hold no level: their series is never read.
             ("open" | "normal_depth", None) => Series::constant(&key, 0.0),
-            (kind @ ("outfall" | "open" | "normal_depth"), Some(_)) => {
+            // A rating line's series is its curve, levels already relative to the datum.
+            ("rating", None) => line_rating(s, &key, dir, datum)?,
+            (kind @ ("outfall" | "open" | "normal_depth" | "rating"), Some(_)) => {
                 return Err(bad(
                     &format!("{key}.level"),
                     format!("an {kind} line takes no level"),
@@ -1369,11 +1374,16 @@ fn level_lines(
             (other, _) => {
                 return Err(bad(
                     &format!("{key}.type"),
-                    format!("expected \"stage\", \"outfall\", \"open\" or \"normal_depth\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
+                    format!("expected \"stage\", \"outfall\", \"open\", \"normal_depth\" or \"rating\", found {other:?} (inflow lines are [[source]] lines, walls are [[levee]] lines)"),
                 ));
             }
         };
-        series.values.iter_mut().for_each(|v| *v -= datum);
+        if s.kind == "rating" {
+            line_rating_only(s, &key)?;
+        } else {
+            refuse_rating(s, &key)?;
+            series.values.iter_mut().for_each(|v| *v -= datum);
+        }
         let line = coords(&s.line, Want::Line, &format!("{key}.line"), dir, frame)?;
         let cells = line_cells(frame, &line, &format!("{key}.line"))?;
         let what = match &s.name {
@@ -1390,8 +1400,9 @@ fn level_lines(
             advice,
         )?;
         let slope = line_slope(s, &key)?;
+        let cells_len = cells.len();
         let inner = match s.kind.as_str() {
-            "open" | "normal_depth" => {
+            "open" | "normal_depth" | "rating" => {
                 open_line_inner(frame, elevation, &cells, &format!("{key}.line"))?
             }
             _ => Vec::new(),
@@ -1403,10 +1414,55 @@ fn level_lines(
             level: true,
             inner,
             slope,
+            rating_scale: rating_scale(s, cells_len, frame.dx),
             key,
         });
     }
     Ok(out)
+}
+
+/// A rating line's curve: discharge of the whole line (m³/s) at each water level.
+fn line_rating(
+    s: &BoundaryLineSpec,
+    key: &str,
+    dir: &Path,
+    datum: f64,
+) -> Result<Series, InputError> {
+    let rating = s.rating.as_ref().ok_or_else(|| {
+        bad(
+            key,
+            "a rating line needs `rating` (discharge in m³/s against water level in m)",
+        )
+    })?;
+    super::outflow::load_rating(rating, &format!("{key}.rating"), dir, datum)
+}
+
+/// A rating line takes its curve and nothing else of the other lines' keys (the slope is
+/// refused by `line_slope`).
+fn line_rating_only(s: &BoundaryLineSpec, key: &str) -> Result<(), InputError> {
+    match s.level {
+        Some(_) => Err(bad(&format!("{key}.level"), "a rating line takes no level")),
+        None => Ok(()),
+    }
+}
+
+fn refuse_rating(s: &BoundaryLineSpec, key: &str) -> Result<(), InputError> {
+    match s.rating {
+        Some(_) => Err(bad(
+            &format!("{key}.rating"),
+            format!("a {} line takes no rating", s.kind),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// 1 / a rating line's length, its cells' widths summed; 0 for any other line.
+fn rating_scale(s: &BoundaryLineSpec, cells: usize, dx: f64) -> f64 {
+    if s.kind == "rating" {
+        1.0 / (cells as f64 * dx)
+    } else {
+        0.0
+    }
 }
 
 /// A normal-depth line passes h^(5/3) √S / n: Manning's n must be > 0 on every cell of it,
@@ -1653,6 +1709,7 @@ fn stored_sources(grid: &mut BlockGrid, sources: &[SourceCells]) -> Vec<SourceCe
                         level: s.level,
                         inner: s.inner.get(n).copied().unwrap_or(0),
                         slope: s.slope as f32,
+                        rating_scale: s.rating_scale as f32,
                     });
                 }
             }

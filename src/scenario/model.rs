@@ -200,12 +200,15 @@ pub struct SourceCell {
     /// The cell is part of a stage or outfall line: the series is the water level it holds
     /// (relative to the model's datum), and `fraction` is unused.
     pub level: bool,
-    /// On an open or normal-depth line, the side (1 west, 2 east, 3 south, 4 north) of
+    /// On an open, normal-depth or rating line, the side (1 west, 2 east, 3 south, 4 north) of
     /// the cell's neighbour inside the domain, whose depth and velocity an open line's
     /// cell takes each stage (zero gradient); 0 elsewhere.
     pub inner: u8,
     /// On a normal-depth line, the friction slope (m/m), > 0; 0 elsewhere (an open line).
     pub slope: f32,
+    /// On a rating line, 1 / its length (1/m): a cell passes, per metre of its width, the
+    /// line's rating discharge at the cell's level times this; 0 elsewhere.
+    pub rating_scale: f32,
 }
 
 /// A line across which discharge is recorded: Q = sum over samples of

@@ -287,8 +287,8 @@ pub struct BoundaryLineSpec {
     pub name: Option<String>,
     /// "stage" (the water level held at `level`), "outfall" (water that reaches the
     /// line leaves the domain), "open" (zero gradient: the line's cells take the state
-    /// of their neighbour inside the domain) or "normal_depth" (water leaves as uniform
-    /// flow on `slope`).
+    /// of their neighbour inside the domain), "normal_depth" (water leaves as uniform
+    /// flow on `slope`) or "rating" (water leaves as `rating` gives for its level).
     #[serde(rename = "type")]
     pub kind: String,
     pub line: Coords,
@@ -296,6 +296,8 @@ pub struct BoundaryLineSpec {
     pub level: Option<SeriesSpec>,
     /// Normal depth: the friction slope (m/m).
     pub slope: Option<f64>,
+    /// Rating: the discharge (m³/s, the whole line) at each water level.
+    pub rating: Option<RatingSpec>,
 }
 
 #[derive(Debug, Deserialize)]

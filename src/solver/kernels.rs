@@ -208,7 +208,7 @@ impl Kernels {
 }
 
 /// What the kernels are compiled for: the scenario's slope limiter and whether it has
-/// losses, outflow edges and open or normal-depth lines. Code a scenario does not use is
+/// losses, outflow edges and open, normal-depth or rating lines. Code a scenario does not use is
 /// compiled out: compiled in, the losses, the outflow faces and the lines cost a grid
 /// without them 0.6%, 1.25% and 0.4% of a step on an H100, in registers
 /// (docs/benchmarks.md).

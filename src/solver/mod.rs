@@ -76,6 +76,7 @@ const SCAN_THREADS: u32 = 64;
 const LEVEL_ENTRY: u32 = 0x100;
 /// Marks a normal-depth line's entry among the level lines' (`shaders/flux.wgsl`).
 const NORMAL_DEPTH_LINE: u32 = 0x10;
+const RATING_LINE: u32 = 0x20;
 /// In a block's rain code: its cells' series are listed one by one (see `block_rain`).
 const RAIN_PER_CELL: u32 = 0x8000_0000;
 
@@ -1380,13 +1381,20 @@ fn source_table(model: &Model) -> Vec<[u32; 4]> {
     for s in &model.sources {
         let (b, c) = (s.cell / CELLS_PER_BLOCK, s.cell % CELLS_PER_BLOCK);
         if s.level {
-            // `.z`: the inner side, with NORMAL_DEPTH_LINE where the line has a slope.
-            let kind = if s.slope > 0.0 { NORMAL_DEPTH_LINE } else { 0 };
+            // `.z`: the inner side, with NORMAL_DEPTH_LINE where the line has a slope (`.w`)
+            // or RATING_LINE where it has a rating (`.y` its curve, `.w` 1 / its length).
+            let (kind, w) = if s.slope > 0.0 {
+                (NORMAL_DEPTH_LINE, s.slope)
+            } else if s.rating_scale > 0.0 {
+                (RATING_LINE, s.rating_scale)
+            } else {
+                (0, 0.0)
+            };
             by_block[b].push([
                 c as u32 | LEVEL_ENTRY,
                 s.series,
                 s.inner as u32 | kind,
-                s.slope.to_bits(),
+                w.to_bits(),
             ]);
             continue;
         }
