@@ -94,7 +94,6 @@ fn ritter_on_a_thin_layer() {
             finest.front_lag / finest.dx,
             ritter.front_at_depth(FRONT_DEPTH, T),
         ),
-        readme_note: "",
     };
     report(row, checks);
 }

@@ -83,7 +83,6 @@ fn row(case: &'static str, grids: &[usize], levels: &[Level], notes: String) -> 
         discharge_l1: levels.iter().map(|l| l.discharge_l1).collect(),
         mass: levels.iter().map(|l| l.mass).collect(),
         notes,
-        readme_note: "",
     }
 }
 

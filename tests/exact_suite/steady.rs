@@ -119,6 +119,5 @@ pub fn row(case: &'static str, levels: &[Level], extra: &str) -> Row {
         discharge_l1: levels.iter().map(|l| l.all.discharge_l1).collect(),
         mass: levels.iter().map(|l| l.mass).collect(),
         notes,
-        readme_note: "",
     }
 }

@@ -190,7 +190,6 @@ fn step_case(case: &'static str, left: (f64, f64), right: (f64, f64)) {
             100.0 * moved,
             crate::harness::orders(&differences)[0],
         ),
-        readme_note: "errors against the energy solution; the scheme converges to a step relation of its own, see docs/validation.md",
     };
     report(row, checks);
 }

@@ -30,9 +30,6 @@ const BEGIN: &str =
 const END: &str = "<!-- exact-suite: end -->";
 /// docs/validation.md: every measure.
 const FULL_HEADER: &str = "| case | grids (cells along x) | L1 depth error (finest) | order | L1 discharge error (finest) | order | mass error (worst) | other measures | targets |\n|---|---|---|---|---|---|---|---|---|";
-/// README.md: the error, its order and the verdict.
-const BRIEF_HEADER: &str =
-    "| case | L1 depth error | order | mass error | targets |\n|---|---|---|---|---|";
 
 /// What one case measured on its grids, finest last.
 pub struct Row {
@@ -45,8 +42,6 @@ pub struct Row {
     pub mass: Vec<f64>,
     /// Other measures, as text ("jump spike 31%").
     pub notes: String,
-    /// What the README's row adds to its verdict, where the columns alone would mislead.
-    pub readme_note: &'static str,
 }
 
 impl Row {
@@ -59,34 +54,6 @@ impl Row {
             .map(|v| format!("{v:.2}"))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-
-    /// The README's row: the finest error, the last order, the worst mass error.
-    fn brief(&self, failures: &[String]) -> String {
-        let last_order = crate::harness::orders(&self.depth_l1)
-            .last()
-            .filter(|o| o.is_finite())
-            .map(|o| format!("{o:.2}"))
-            .unwrap_or("–".into());
-        let error = match self.depth_l1.last() {
-            Some(e) if e.is_finite() => format!("{e:.1e}"),
-            _ => "–".into(),
-        };
-        let worst_mass = self.mass.iter().fold(0.0f64, |a, &b| a.max(b));
-        let verdict = if failures.is_empty() {
-            "met"
-        } else {
-            "**not met**"
-        };
-        let note = if self.readme_note.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", self.readme_note)
-        };
-        format!(
-            "| `{}` | {error} | {last_order} | {worst_mass:.0e} | {verdict}{note} |",
-            self.case
-        )
     }
 
     fn markdown(&self, failures: &[String]) -> String {
@@ -179,12 +146,6 @@ pub fn report(row: Row, checks: Checks) {
     if std::env::var_os("QUADFLOOD_VALIDATION_DOC").is_some() {
         let _guard = DOC.lock().unwrap_or_else(|e| e.into_inner());
         write_row("docs/validation.md", FULL_HEADER, row.case, &line);
-        write_row(
-            "README.md",
-            BRIEF_HEADER,
-            row.case,
-            &row.brief(&checks.failures),
-        );
     }
     assert!(
         checks.failures.is_empty(),

@@ -166,7 +166,6 @@ fn bowl_case(case: &'static str, bowl: &dyn Bowl) {
                 .join(", "),
             1e3 * finest.film
         ),
-        readme_note: "",
     };
     report(row, checks);
 }
