@@ -214,3 +214,101 @@ fn a_vector_file_in_another_crs_than_the_terrain_is_refused() {
         assert!(stderr.contains(w), "{w:?} not in {stderr}");
     }
 }
+
+/// Edge segments drawn as lines: an inflow along the west edge and a stage along part of
+/// the north edge, from a GeoJSON file (traced on the edge, and on the centres of the
+/// cells just inside it), give the same edge cells and definitions as the same segments
+/// written with `edge`, `from` and `to`; a line away from every edge, one around a corner,
+/// and one with `from` are refused, naming the key.
+#[test]
+fn edge_segments_drawn_as_lines_cover_the_same_cells() {
+    const EDGES: &str = r#"{
+  "type": "FeatureCollection",
+  "crs": { "type": "name", "properties": { "name": "urn:ogc:def:crs:EPSG::32611" } },
+  "features": [
+    { "type": "Feature", "properties": { "name": "inlet" },
+      "geometry": { "type": "LineString", "coordinates": [[500000.0, 4000010.0], [500000.0, 4000030.0], [500000.0, 4000050.0]] } },
+    { "type": "Feature", "properties": { "name": "sea" },
+      "geometry": { "type": "LineString", "coordinates": [[500101.0, 4000095.0], [500041.0, 4000095.0]] } },
+    { "type": "Feature", "properties": { "name": "middle" },
+      "geometry": { "type": "LineString", "coordinates": [[500060.0, 4000030.0], [500060.0, 4000060.0]] } },
+    { "type": "Feature", "properties": { "name": "corner" },
+      "geometry": { "type": "LineString", "coordinates": [[500000.0, 4000020.0], [500000.0, 4000000.0], [500030.0, 4000000.0]] } }
+  ]
+}"#;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("edges.geojson"), EDGES).unwrap();
+    let scenario = |inlet: &str, sea: &str| {
+        format!(
+            r#"
+[domain]
+cell_size = 2.0
+nx = 64
+ny = 48
+origin = [500000.0, 4000000.0]
+
+[terrain]
+type = "flat"
+elevation = 0.0
+
+[[boundary.segment]]
+type = "inflow"
+discharge = 3.0
+{inlet}
+
+[[boundary.segment]]
+type = "stage"
+level = 1.0
+{sea}
+
+[time]
+end = 10.0
+"#
+        )
+    };
+    let build = |text: &str| quadflood::scenario::from_str(text, dir.path());
+    let written = build(&scenario(
+        "edge = \"west\"\nfrom = 4000010.0\nto = 4000050.0",
+        "edge = \"north\"\nfrom = 500041.0\nto = 500101.0",
+    ))
+    .unwrap();
+    let drawn = build(&scenario(
+        "line = { vector = \"edges.geojson\", feature = \"inlet\" }",
+        "line = { vector = \"edges.geojson\", feature = \"sea\" }",
+    ))
+    .unwrap();
+    assert_eq!(drawn.bc_edge, written.bc_edge, "edge cells differ");
+    assert_eq!(
+        format!("{:?}", drawn.bc_defs),
+        format!("{:?}", written.bc_defs),
+        "definitions differ"
+    );
+    let inflow_cells = written.bc_edge.iter().filter(|&&d| d == 2).count();
+    assert_eq!(inflow_cells, 20, "40 m of 2 m cells on the west edge");
+
+    for (inlet, wanted) in [
+        (
+            "line = { vector = \"edges.geojson\", feature = \"middle\" }",
+            "does not run along an edge",
+        ),
+        (
+            "line = { vector = \"edges.geojson\", feature = \"corner\" }",
+            "one segment per edge",
+        ),
+        (
+            "line = { vector = \"edges.geojson\", feature = \"inlet\" }\nfrom = 4000010.0",
+            "takes no `from`",
+        ),
+        (
+            "edge = \"east\"\nline = { vector = \"edges.geojson\", feature = \"inlet\" }",
+            "runs along the west edge",
+        ),
+        ("", "needs `edge`"),
+    ] {
+        let Err(e) = build(&scenario(inlet, "edge = \"north\"")) else {
+            panic!("{inlet:?} was accepted");
+        };
+        assert!(e.to_string().contains(wanted), "{wanted:?} not in {e}");
+        assert!(e.to_string().contains("boundary.segment[0]"), "{e}");
+    }
+}

@@ -15,7 +15,7 @@ use crate::scenario::polygon::Polygon;
 use crate::scenario::reference::TimeReference;
 use crate::scenario::series::{self, Quantity, SeriesList};
 use crate::scenario::spec::*;
-use crate::scenario::{limits, nodata, outflow, refine};
+use crate::scenario::{limits, nodata, outflow, refine, segment_lines};
 use std::path::{Path, PathBuf};
 
 pub(crate) fn bad(key: &str, message: impl Into<String>) -> InputError {
@@ -152,13 +152,14 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         .map(|r| TimeReference::from_toml(r).map_err(|m| bad("time.reference", m)))
         .transpose()?;
     let mut series_list = SeriesList::new(reference);
-    let (bc_edge, bc_defs) = boundaries(&spec.boundary, &frame, datum, dir, &mut series_list)?;
-    nodata::segments(&spec.boundary, &bc_edge, &frame, &elevation)?;
+    let boundary = segment_lines::resolve(&spec.boundary, &frame, dir)?;
+    let (bc_edge, bc_defs) = boundaries(&boundary, &frame, datum, dir, &mut series_list)?;
+    nodata::segments(&boundary, &bc_edge, &frame, &elevation)?;
     let gauges = gauges(&spec.gauges, &frame)?;
     nodata::gauges(&gauges, &frame, &elevation)?;
     let mut source_cells = sources(&spec.sources, &frame, &elevation, dir, &mut series_list)?;
     source_cells.extend(level_lines(
-        &spec.boundary.lines,
+        &boundary.lines,
         &frame,
         &elevation,
         datum,
@@ -189,7 +190,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let points = storage_points(&grid, &frame);
     let (depth, hu, hv) = initial(&spec.initial, &points, &frame, &grid, datum, &mut bed, dir)?;
     let fine_manning = friction(&spec.friction, &frame, dir)?;
-    outflow::refuse_frictionless(&spec.boundary.segments, &bc_edge, &frame, &fine_manning)?;
+    outflow::refuse_frictionless(&boundary.segments, &bc_edge, &frame, &fine_manning)?;
     refuse_frictionless_lines(&source_cells, &frame, &fine_manning)?;
     let manning = grid.to_storage(&fine_manning, 0.0);
     let losses = match &spec.losses {
@@ -1015,7 +1016,7 @@ fn boundaries(
     }
     for (k, seg) in spec.segments.iter().enumerate() {
         let key = format!("boundary.segment[{k}]");
-        let edge = Edge::parse(&seg.edge, &format!("{key}.edge"))?;
+        let edge = Edge::parse(seg.edge_name(), &format!("{key}.edge"))?;
         let cells = segment_cells(seg, edge, frame, &key)?;
         let def = segment_def(seg, &key, cells.len(), frame.dx, datum, dir, series_list)?;
         defs.push(def);
@@ -1096,7 +1097,7 @@ fn segment_cells(
             key,
             format!(
                 "the segment [{from}, {to}] holds no cell centre of the {} edge, which runs from {start} to {}",
-                seg.edge,
+                seg.edge_name(),
                 start + n as f64 * frame.dx
             ),
         ));

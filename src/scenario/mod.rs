@@ -15,6 +15,7 @@ pub mod outflow;
 pub mod polygon;
 pub mod reference;
 pub mod refine;
+mod segment_lines;
 pub mod series;
 pub mod spec;
 pub mod structures;

@@ -49,7 +49,7 @@ pub(crate) fn segments(
     let (nx, ny) = (frame.nx, frame.ny);
     for (k, seg) in spec.segments.iter().enumerate() {
         let id = (k + 2) as u32;
-        let (offset, along) = match seg.edge.as_str() {
+        let (offset, along) = match seg.edge_name() {
             "west" => (0, ny),
             "east" => (ny, ny),
             "south" => (2 * ny, nx),
@@ -59,14 +59,14 @@ pub(crate) fn segments(
         let (Some(&first), Some(&last)) = (held.first(), held.last()) else {
             continue;
         };
-        let (axis, start) = match seg.edge.as_str() {
+        let (axis, start) = match seg.edge_name() {
             "west" | "east" => ("y", frame.origin.1),
             _ => ("x", frame.origin.0),
         };
         let what = format!(
             "the {} segment on the {} edge from {axis} = {} to {}",
             seg.kind,
-            seg.edge,
+            seg.edge_name(),
             start + first as f64 * frame.dx,
             start + (last + 1) as f64 * frame.dx
         );
@@ -76,7 +76,7 @@ pub(crate) fn segments(
         };
         let cells: Vec<(usize, usize)> = held
             .iter()
-            .map(|&c| edge_cell(&seg.edge, c, nx, ny))
+            .map(|&c| edge_cell(seg.edge_name(), c, nx, ny))
             .collect();
         self::cells(
             &format!("boundary.segment[{k}]"),

@@ -126,13 +126,13 @@ pub(crate) fn refuse_frictionless(
         }
         // Segment k is definition k + 2, after the plain wall and open edges.
         let id = k as u32 + 2;
-        let (offset, cells) = match seg.edge.as_str() {
+        let (offset, cells) = match seg.edge_name() {
             "west" => (0, ny),
             "east" => (ny, ny),
             "south" => (2 * ny, nx),
             _ => (2 * ny + nx, nx),
         };
-        let cell = |c: usize| match seg.edge.as_str() {
+        let cell = |c: usize| match seg.edge_name() {
             "west" => (0, c),
             "east" => (nx - 1, c),
             "south" => (c, 0),

@@ -265,7 +265,7 @@ pub struct FrictionSpec {
     pub classes: Option<std::collections::BTreeMap<String, f64>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoundarySpec {
     pub default: Option<String>,
@@ -281,7 +281,7 @@ pub struct BoundarySpec {
     pub lines: Vec<BoundaryLineSpec>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoundaryLineSpec {
     pub name: Option<String>,
@@ -300,10 +300,14 @@ pub struct BoundaryLineSpec {
     pub rating: Option<RatingSpec>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SegmentSpec {
-    pub edge: String,
+    /// "west", "east", "south" or "north"; or drawn as `line` instead
+    /// (`segment_lines::resolve` sets it, with `from` and `to`, from the line).
+    pub edge: Option<String>,
+    /// The segment as a polyline along one edge, inline or a vector feature.
+    pub line: Option<Coords>,
     #[serde(rename = "type")]
     pub kind: String,
     pub from: Option<f64>,
@@ -316,6 +320,13 @@ pub struct SegmentSpec {
     pub slope: Option<f64>,
     /// Rating: the discharge (m³/s, the whole segment) at each water level.
     pub rating: Option<RatingSpec>,
+}
+
+impl SegmentSpec {
+    /// The edge's name ("" only before `segment_lines::resolve`).
+    pub fn edge_name(&self) -> &str {
+        self.edge.as_deref().unwrap_or("")
+    }
 }
 
 /// A rating curve Q(level): a table, or two columns of a CSV file.
