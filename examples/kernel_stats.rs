@@ -1,7 +1,7 @@
 //! What the Vulkan driver compiled each solver kernel into: registers per thread, shared
 //! memory, spills and whatever else the driver reports through
 //! VK_KHR_pipeline_executable_properties. These set how many workgroups an SM holds at
-//! once, the figure the stage kernels' speed turns on (docs/benchmarks.md, ablations).
+//! once, the figure the stage kernels' speed turns on (docs/benchmarks-history.md, ablations).
 //!
 //!     cargo run --release --example kernel_stats -- [ADAPTER] [ENTRY...]
 //!

@@ -46,7 +46,7 @@ const LEVEL_CHANGE_SIDES: u32 = 0xff00u; // the coarser and finer bits together
 // Classes of own blocks, each with a stage kernel and an active list of its own. Internal
 // blocks with a level change on a side get the kernel with the multi-resolution code;
 // the others get one without it, which the compiler gives fewer registers (more
-// workgroups resident per compute unit: docs/benchmarks.md).
+// workgroups resident per compute unit: docs/benchmarks-history.md).
 const CLASS_REGULAR: u32 = 0u;  // internal, every side facing blocks of its own level
 const CLASS_BORDER: u32 = 1u;   // beside another rank's blocks (any levels)
 const CLASS_LEVELS: u32 = 2u;   // internal, with a level change on a side (every internal

@@ -33,7 +33,7 @@ var<workgroup> tile: array<vec4<f32>, 400>;   // (h, u, v, eta) over the block a
 // y-faces (face south of (li, lj) at li + 16 lj), then each cell's depth divergence and the
 // edge faces' mass fluxes (EDGE_MASS). One array instead of two keeps workgroup memory at
 // 10.8 KB instead of 15.1: registers hold an H100 SM to 4 workgroups now, and past ~16 KB
-// workgroup memory would hold it to 3 (docs/benchmarks.md).
+// workgroup memory would hold it to 3 (docs/benchmarks-history.md).
 var<workgroup> face: array<vec4<f32>, 272>;
 var<workgroup> wg_block: u32;
 var<workgroup> wg_staged_halo: u32;           // see load_cell
@@ -95,7 +95,7 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
 // 6% longer). When every block was launched, the level-change and border kernels load U*
 // alone (wg_staged_halo): that took stage2_levels from 74 to 64 registers on an H100 (4
 // workgroups per SM instead of 3) and the 3-level grid at 4096² 2% faster; the regular
-// kernels ran 0.5% slower with it (docs/benchmarks.md).
+// kernels ran 0.5% slower with it (docs/benchmarks-history.md).
 fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
     let i = block * CELLS_PER_BLOCK + cell;
     if (stage == 2u) {

@@ -70,7 +70,7 @@ fn virtual_halo(stage: u32, b: u32, nb: u32, side: u32, l: vec2<i32>) -> vec4<f3
     let edge = select(vec2<i32>(0, 0), vec2<i32>(BLOCK - 1, BLOCK - 1), out.x + out.y > 0) * abs(out);
     // An array, not four variables: the NVIDIA compiler keeps it in local memory, which
     // holds this kernel at 64 registers; as scalars it takes 80-96 and the stages run 40%
-    // slower (docs/benchmarks.md, "Registers, not workgroup memory").
+    // slower (docs/benchmarks-history.md, "Registers, not workgroup memory").
     var f: array<vec4<f32>, 4>;
     for (var n = 0; n < 4; n++) {
         let d = n & 1;

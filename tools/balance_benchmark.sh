@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The load-balancing comparison of docs/benchmarks.md: each case on P GPUs (default 4)
+# The load-balancing comparison of docs/benchmarks-history.md: each case on P GPUs (default 4)
 # with a static partition, the source documents' idle rule and our cost rule; prints a
 # Markdown table of time to solution, loop time per step, moves and their cost.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Ablation variants of the solver's WGSL, for timing on a GPU without a rebuild
-(docs/benchmarks.md, "ablations"). Each variant is the solver module (shaders/*.wgsl,
+(docs/benchmarks-history.md, "ablations"). Each variant is the solver module (shaders/*.wgsl,
 concatenated as src/gpu/shaders.rs does) with parts cut away or changed; most are timing
 probes, not correct solvers.
 
@@ -11,7 +11,7 @@ probes, not correct solvers.
 A variant whose text no longer matches the tree given is skipped with a note: the early
 ones need that tree, those of 2026-11-25 evening (`loads_late` to `empty_stages`) commit
 3ad54a4 or later. The block-index probes of 2026-11-25 17:00 UTC (`list_parallel` on) ran
-on the trees docs/benchmarks.md names for them ("Current figures (2026-11-25, 17:00
+on the trees docs/benchmarks-history.md names for them ("Current figures (2026-11-25, 17:00
 UTC)"); `fixed_identity` needs the tree before the kernels took block numbers for list
 entries.
 """
@@ -238,7 +238,7 @@ def kb(n):
 
 
 SKELETON = [strip_levels, strip_edge, strip_extras, skeleton]
-# The variants of 2026-11-25 evening (docs/benchmarks.md, "17 rows of threads"), on the
+# The variants of 2026-11-25 evening (docs/benchmarks-history.md, "17 rows of threads"), on the
 # tree of commit 3ad54a4 or later.
 EARLY = """    // What the cell update needs from memory besides the tile, loaded now so that the wait
     // overlaps the halo loads instead of following the faces.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws docs/benchmarks-<name>.png from a measured-figures file in docs/data/ (time per
 step against cells, cost against wet fraction, GPU time per kernel), so the plots in
-docs/benchmarks.md are remade from the numbers in its tables. Needs matplotlib.
+docs/benchmarks-history.md are remade from the numbers in its tables. Needs matplotlib.
 
     tools/plot_benchmarks.py docs/data/h100-2026-11-24.json docs/benchmarks-h100.png
 """

@@ -19,7 +19,7 @@ receiving rank; the calibration's "exchanges_per_step", default 2):
               (Hilbert) piece: about 4 * sqrt(n) cells along.
 
 Usage: tools/scaling_model.py [calibration.json] [--plot out.png]  (defaults: the 2x H200
-figures in docs/benchmarks.md). With --plot, draws the predicted efficiency for 82 M cells
+figures in docs/benchmarks-history.md). With --plot, draws the predicted efficiency for 82 M cells
 against the GPU count beside the measured 2- and 4-GPU points and the documents' 85% at 64,
 and what the same step would give if its fixed cost (t_sync and the exchanges) were paid
 once per window of k steps. Prints the calibration fit, its prediction for the calibration's

@@ -115,7 +115,7 @@ pub fn settle_busy(windows: &mut [Window]) -> bool {
 /// time (the longest rank's). Below it a step is mostly the fixed cost of a ranked step
 /// (submission boundaries, exchanges, the dt round trip), which no cut shortens, while a
 /// new cut's longer borders can lengthen it: on four H200s, moves made at shares of 0.5
-/// ran no faster or slower than none (docs/benchmarks.md, dynamic load balancing).
+/// ran no faster or slower than none (docs/benchmarks-history.md, dynamic load balancing).
 pub fn compute_bound(s: &Settings, windows: &[Window]) -> bool {
     busy_share(windows) >= s.min_busy_share
 }

@@ -211,7 +211,7 @@ impl Kernels {
 /// losses, outflow edges and open, normal-depth or rating lines. Code a scenario does not use is
 /// compiled out: compiled in, the losses, the outflow faces and the lines cost a grid
 /// without them 0.6%, 1.25% and 0.4% of a step on an H100, in registers
-/// (docs/benchmarks.md).
+/// (docs/benchmarks-history.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelOptions {
     pub limiter: Limiter,
@@ -257,7 +257,7 @@ fn override_constants(o: KernelOptions) -> Vec<(&'static str, f64)> {
 /// constants. Workgroup memory is not zeroed at each workgroup's start, as WebGPU would
 /// have it: the kernels write every workgroup value that reaches a result before reading
 /// it (`init_speeds` reads face balances of blocks off the domain edge that it never
-/// uses), and the zeroing cost 1-2.4% of a step on an H100 (docs/benchmarks.md).
+/// uses), and the zeroing cost 1-2.4% of a step on an H100 (docs/benchmarks-history.md).
 /// QUADFLOOD_ZERO_WORKGROUP=on zeroes it, to check that no result changes
 /// (tests/workgroup_shape.rs).
 fn options<'a>(constants: &'a [(&'a str, f64)]) -> wgpu::PipelineCompilationOptions<'a> {

@@ -60,7 +60,7 @@ const RESUMED_SCAN: f32 = -2.0;
 /// The share of the last state's CFL limit a step takes (timestep.wgsl, `lagged_cfl_step`):
 /// the price of ranks that plan a step before they agree on the limit it must keep (at
 /// most 1% more steps), and what lets a limit that falls by less than 1% a step pass
-/// without a replan. Measured on dam breaks (docs/benchmarks.md): 0.99 planned 2-3% of a
+/// without a replan. Measured on dam breaks (docs/benchmarks-history.md): 0.99 planned 2-3% of a
 /// coarse grid's steps again and 0.2% of a fine one's; 0.98 cost 1.8% more steps for few
 /// fewer replans, 0.995 three times the replans.
 pub const CFL_MARGIN: f32 = 0.99;

@@ -127,7 +127,7 @@ fn groups(n: usize) -> u32 {
 
 /// Whether a rank spins while it waits for its GPU. A rank waits three times a step, and on
 /// two H100s (one rank per process) a sleeping wait cost 0.1-0.27 ms more per step than a
-/// spinning one (weak scaling 77% against 87%, docs/benchmarks.md). Not on a CPU adapter,
+/// spinning one (weak scaling 77% against 87%, docs/benchmarks-history.md). Not on a CPU adapter,
 /// whose kernels need the cores a spinning rank would take, and not for ranks on threads
 /// of one process (`--split`), which would poll one device together, unmeasured.
 /// QUADFLOOD_GPU_WAIT=spin|sleep overrides.

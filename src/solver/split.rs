@@ -23,14 +23,14 @@ pub struct Split {
 /// Blocks up to which a one-rank grid ends its steps in stage 2 (`Split::end_in_stage2`):
 /// each stage-2 workgroup then marks the next step's blocks and counts itself done, which
 /// lengthens every workgroup by a few round trips to memory, and saves the dispatch of the
-/// dry-map and step end. On an H100 (docs/benchmarks.md, "The dry-map in stage 2") that won
+/// dry-map and step end. On an H100 (docs/benchmarks-history.md, "The dry-map in stage 2") that won
 /// 11% at 256 blocks and 3% at 1,024, and lost 3% at 2,304, 6% at 4,096 and 12% at 65,536.
 const END_IN_STAGE2_MAX_BLOCKS: u32 = 1024;
 
 /// Regular internal blocks from which the blocks at a level change get stage kernels of
 /// their own. The split makes the regular blocks' kernels leaner (on an H100, 43-45
 /// registers against 64-74, and 272 threads) but adds two dispatches per step, whose fixed
-/// cost only a large grid repays: on an H100 (docs/benchmarks.md, multi-resolution) it
+/// cost only a large grid repays: on an H100 (docs/benchmarks-history.md, multi-resolution) it
 /// came within the noise with 7,000 regular blocks and won 3% with 28,000. A grid of one
 /// level always gets the lean kernels, with no extra dispatch.
 /// QUADFLOOD_LEVEL_CLASSES=split|one overrides, for measuring.

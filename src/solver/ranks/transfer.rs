@@ -87,7 +87,7 @@ fn message_lists(local: &LocalGrid, exchanges: &[Exchange]) -> (Vec<u32>, Vec<u3
 /// Whether the pack kernels write the strips into buffers the host maps, instead of buffers
 /// copied into mappable ones after each pack: where the adapter allows mappable storage
 /// buffers, unless QUADFLOOD_STRIPS=copied. (On two H100s, each copy to host memory
-/// lengthened the GPU's gap at its submission boundary; docs/benchmarks.md.)
+/// lengthened the GPU's gap at its submission boundary; docs/benchmarks-history.md.)
 fn strips_written_to_host(gpu: &Gpu) -> bool {
     let mappable = gpu
         .features
