@@ -3,7 +3,7 @@
 //! each parameter uniform, per land-use class or from a raster. The GPU applies them
 //! (`shaders/losses.wgsl`); this module turns the scenario into parameters per cell.
 
-use super::build::Frame;
+use super::frame::Frame;
 use crate::error::InputError;
 use crate::grid::{BlockGrid, NONE};
 use crate::io::georaster;

@@ -1,24 +1,32 @@
 //! Scenarios: the TOML file a user writes (`spec`), how it becomes fields on the grid
 //! (`build`, `fields`, `series`), and the resulting [`model::Model`] the solver runs.
 
+pub(crate) mod boundaries;
 pub mod build;
 pub mod digest;
 pub mod drainage;
 pub mod fields;
+pub(crate) mod forcing;
 pub mod forcing_limits;
+pub(crate) mod frame;
 pub mod limits;
 pub mod losses;
 pub mod maxima;
 pub mod model;
 mod nodata;
+pub(crate) mod observations;
 pub mod outflow;
 pub mod polygon;
 pub mod reference;
 pub mod refine;
+pub(crate) mod schedule;
 mod segment_lines;
 pub mod series;
+pub(crate) mod settings;
 pub mod spec;
 pub mod structures;
+pub(crate) mod terrain;
+pub mod water;
 pub mod weirs;
 
 use crate::error::InputError;

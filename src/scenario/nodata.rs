@@ -3,7 +3,7 @@
 //! there, and a gauge on one reports the wall's bed as its level; so each is refused,
 //! naming it, where it is and how many of its cells are nodata.
 
-use super::build::Frame;
+use super::frame::Frame;
 use super::model::{Gauge, Section};
 use super::spec::BoundarySpec;
 use crate::error::InputError;

@@ -4,7 +4,7 @@
 //! instead of by time (`rating_discharge` in `shaders/flux.wgsl`). A `normal_depth`
 //! segment's discharge follows Manning's n of its cells, which must be > 0.
 
-use super::build::Frame;
+use super::frame::Frame;
 use super::model::Series;
 use super::series::{self, Quantity};
 use super::spec::{RatingCsv, RatingSpec, RatingTable, SegmentSpec};

@@ -6,10 +6,11 @@
 //! normal-depth or rating edge cell are always finest, so imposed discharges and levels
 //! fall on whole cells.
 
-use super::build::{region_shape, water_spec, Frame, Water1};
 use super::fields::Shape;
+use super::frame::Frame;
 use super::model::{BcDef, BcKind, Gauge};
 use super::spec::{RefinementSpec, Spec};
+use super::water::{region_shape, water_spec, Water1};
 use crate::error::InputError;
 use crate::grid::quadtree::{self, Footprint};
 use crate::grid::{BlockGrid, BLOCK};

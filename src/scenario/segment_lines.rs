@@ -3,7 +3,7 @@
 //! must run along one edge of the domain's rectangle; the segment is that edge, from the
 //! line's first to its last point along it.
 
-use super::build::{bad, coords, Frame};
+use super::frame::{bad, coords, Frame};
 use super::spec::{BoundarySpec, SegmentSpec};
 use crate::error::InputError;
 use crate::io::vector::Want;

@@ -11,7 +11,7 @@
 //!
 //! `boyd_discharge` and `weir_discharge` are the same laws in f64, for tests and reports.
 
-use super::build::{bad, cell_at, coords, line_cells, Frame};
+use super::frame::{bad, cell_at, coords, line_cells, Frame};
 use crate::error::InputError;
 use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
 use crate::io::vector::Want;

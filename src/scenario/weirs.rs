@@ -5,7 +5,7 @@
 //! cells beside that stretch on either side, so a long weir with a sloping water surface
 //! passes water by the head along each stretch.
 
-use super::build::{bad, coords, line_cells, Frame};
+use super::frame::{bad, coords, line_cells, Frame};
 use super::structures::{Shape, Structure};
 use crate::error::InputError;
 use crate::io::vector::Want;
