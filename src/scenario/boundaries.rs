@@ -282,32 +282,42 @@ pub(crate) fn segment_def(
 
 /// Blocks that hold an inflow or stage edge cell are launched every step, dry or not.
 pub(crate) fn mark_forced_blocks(grid: &mut BlockGrid, bc_edge: &[u32], defs: &[BcDef]) {
-    let (nx, ny) = (grid.nx, grid.ny);
     let forced = |id: u32| {
         let k = defs[id as usize].kind;
         k == BcKind::Inflow as u32 || k == BcKind::Stage as u32
     };
+    for (i, j) in edge_cells_where(grid.nx, grid.ny, bc_edge, forced) {
+        let b = grid.block_of_cell(i, j);
+        grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
+    }
+}
+
+/// The edge cells (i, j) of an nx × ny domain whose boundary definition in `bc_edge` (W, E,
+/// S, N in turn) passes `keep`.
+pub(crate) fn edge_cells_where(
+    nx: usize,
+    ny: usize,
+    bc_edge: &[u32],
+    keep: impl Fn(u32) -> bool,
+) -> Vec<(usize, usize)> {
     let mut cells = Vec::new();
     for j in 0..ny {
-        if forced(bc_edge[j]) {
+        if keep(bc_edge[j]) {
             cells.push((0, j));
         }
-        if forced(bc_edge[ny + j]) {
+        if keep(bc_edge[ny + j]) {
             cells.push((nx - 1, j));
         }
     }
     for i in 0..nx {
-        if forced(bc_edge[2 * ny + i]) {
+        if keep(bc_edge[2 * ny + i]) {
             cells.push((i, 0));
         }
-        if forced(bc_edge[2 * ny + nx + i]) {
+        if keep(bc_edge[2 * ny + nx + i]) {
             cells.push((i, ny - 1));
         }
     }
-    for (i, j) in cells {
-        let b = grid.block_of_cell(i, j);
-        grid.blocks[b].flags |= BLOCK_ALWAYS_ACTIVE;
-    }
+    cells
 }
 
 /// Level below any terrain: an outfall line holds its cells dry, so water that reaches it

@@ -6,6 +6,7 @@
 //! normal-depth or rating edge cell are always finest, so imposed discharges and levels
 //! fall on whole cells.
 
+use super::boundaries::edge_cells_where;
 use super::fields::Shape;
 use super::frame::Frame;
 use super::model::{BcDef, BcKind, Gauge};
@@ -263,26 +264,8 @@ pub(crate) fn grid(
 
 /// Finest edge cells with an inflow, stage, normal-depth or rating condition.
 fn forced_edge_cells(frame: &Frame, bc_edge: &[u32], defs: &[BcDef]) -> Vec<(usize, usize)> {
-    let (nx, ny) = (frame.nx, frame.ny);
     let forced = |id: u32| BcKind::imposes_flux(defs[id as usize].kind);
-    let mut cells = Vec::new();
-    for j in 0..ny {
-        if forced(bc_edge[j]) {
-            cells.push((0, j));
-        }
-        if forced(bc_edge[ny + j]) {
-            cells.push((nx - 1, j));
-        }
-    }
-    for i in 0..nx {
-        if forced(bc_edge[2 * ny + i]) {
-            cells.push((i, 0));
-        }
-        if forced(bc_edge[2 * ny + nx + i]) {
-            cells.push((i, ny - 1));
-        }
-    }
-    cells
+    edge_cells_where(frame.nx, frame.ny, bc_edge, forced)
 }
 
 /// Finest cells through which at least `area` (m²) drains.
