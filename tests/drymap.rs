@@ -129,6 +129,9 @@ fn the_confined_wet_sweep_stays_in_its_strip() {
 /// river).
 #[test]
 fn ending_steps_in_stage_2_changes_no_result() {
+    if !common::long_tests("ending steps in stage 2 (about 4 min on 2 cores)") {
+        return;
+    }
     // The 512² grid has 1024 blocks, four to each thread of the scanning workgroup.
     let fine = [
         "domain.cell_size=0.5",

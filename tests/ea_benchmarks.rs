@@ -135,6 +135,9 @@ fn sill(bed: &[Vec<f64>], i: usize, j: usize) -> f64 {
 /// holds at most 13,732 m³ below its sill, so the water needs more than seven).
 #[test]
 fn test_2_depressions_fill_and_no_pond_stands_above_its_sill() {
+    if !common::long_tests("EA test 2 (48 h, about 4 min on 2 cores)") {
+        return;
+    }
     let out = run("ea-test-2.toml");
     let summary = assert_mass(out.path(), "EA test 2");
     // The EA's hydrograph: 0 until 5 min, 20 m³/s from 10 to 86 min, 0 from 91 min.

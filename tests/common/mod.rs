@@ -9,6 +9,17 @@ use quadflood::scenario::model::Model;
 use quadflood::solver::{Fields, Simulation};
 use std::sync::OnceLock;
 
+/// Whether the long cases run: `QUADFLOOD_LONG_TESTS=1`, which `.ci/run` sets, so that a
+/// plain `cargo test` on a 2-core machine stays near 20 minutes while CI runs everything.
+/// A case it skips says so on stderr.
+pub fn long_tests(case: &str) -> bool {
+    let on = std::env::var_os("QUADFLOOD_LONG_TESTS").is_some_and(|v| v == "1");
+    if !on {
+        eprintln!("{case}: a long case, skipped; QUADFLOOD_LONG_TESTS=1 runs it (.ci/run does)");
+    }
+    on
+}
+
 /// One device for every test in a binary: opening lavapipe costs time.
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
