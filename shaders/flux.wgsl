@@ -427,6 +427,14 @@ fn rating_discharge(s: u32, eta: f32) -> f32 {
     return p0.y + (eta - p0.x) / (p1.x - p0.x) * (p1.y - p0.y);
 }
 
+// Unit discharge (m²/s) of a cell `h` deep at `level` on a rating edge or line: the curve's
+// discharge of the whole section times `scale` (1 / its length), at most critical flow (a
+// free overfall's), or a film on a high bank would leave at the discharge the curve gives
+// for the bank's level. Curves are checked non-negative when read.
+fn rating_unit_discharge(series: u32, level: f32, scale: f32, h: f32) -> f32 {
+    return min(rating_discharge(series, level) * scale, h * sqrt(params.g * h));
+}
+
 // An outflow edge (normal depth, rating): unit discharge q out of edge cell `cell` from its
 // own depth and level, through a face as inflow_face builds one, carrying the cell's
 // tangential velocity. The discharge bounds the next step as an inflow's does; a stage takes
@@ -446,10 +454,7 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
         let gn2 = friction_of(friction[wg_block], own);
         q = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
     } else {
-        // A rating gives the section's discharge at its level; a cell of it passes at most
-        // critical flow (a free overfall's), or a film on a high bank would leave at the
-        // discharge the curve gives for the bank's level.
-        q = min(rating_discharge(bc.series, e.w) * bc.scale, e.x * sqrt(params.g * e.x));
+        q = rating_unit_discharge(bc.series, e.w, bc.scale, e.x);
     }
     if (stage != 1u) {
         note_speed(discharge_speed(q, e.x));
@@ -644,10 +649,10 @@ fn y_balance(li: i32, lj: i32) -> vec3<f32> {
 }
 
 // dt L(U) applied to the thread's own cell from its balance (mass out, x- and y-momentum
-// out), with rain, then implicit Manning friction.
-fn advance_cell(u: vec4<f32>, out: vec3<f32>, dt: f32, rain: f32, gn2: f32) -> vec4<f32> {
+// out; `dh` the depth change, rain included), then implicit Manning friction.
+fn advance_cell(u: vec4<f32>, dh: f32, out: vec3<f32>, dt: f32, gn2: f32) -> vec4<f32> {
     let k = dt / geo.dx;
-    var h = u.x - k * out.x + dt * rain;
+    var h = u.x + dh;
     var hu = u.y - k * out.y;
     var hv = u.z - k * out.z;
     h = max(h, 0.0);
@@ -794,18 +799,15 @@ fn line_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
     return normal_depth_outflow(b, tid, own, entry);
 }
 
-// A rating line's cell passes, per metre, the line's rating discharge at the cell's own
-// level over the line's length, as a rating edge's cell does; at most critical flow (a
-// film on a high bank would otherwise leave at the discharge of the bank's level) and at
-// most half the cell's water in one stage.
+// A rating line's cell passes what a rating edge's cell would at its own level, and at
+// most half its water in one stage.
 fn rating_line_outflow(own: vec4<f32>, entry: vec4<u32>) -> f32 {
     let h = own.x;
     if (h <= params.dry_depth) {
         return 0.0;
     }
-    let q = rating_discharge(entry.y, own.w + h) * bitcast<f32>(entry.w);
-    let critical = h * sqrt(params.g * h);
-    return min(min(max(q, 0.0), critical), 0.5 * h * geo.dx / sim.dt);
+    let q = rating_unit_discharge(entry.y, own.w + h, bitcast<f32>(entry.w), h);
+    return min(q, 0.5 * h * geo.dx / sim.dt);
 }
 
 // Unit discharge (m²/s) a normal-depth line's cell passes out of the domain: uniform flow
@@ -1088,9 +1090,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         } else {
             rate = inflow_rate(span, tid, stage);
         }
-        next = advance_cell(own, out, dt, rate, friction_of(friction_code, tid));
-        let wet = next.x > params.dry_depth;
         let dh = dt * rate - (dt / geo.dx) * out.x;
+        next = advance_cell(own, dh, out, dt, friction_of(friction_code, tid));
+        let wet = next.x > params.dry_depth;
         if (stage == 1u && wet) {
             next.x = conserved_depth(1u, 0.0, own.x, dh, cell_draw(vec2<i32>(li, lj), 1u));
         }

@@ -278,11 +278,7 @@ end = 10.0
     ))
     .unwrap();
     assert_eq!(drawn.bc_edge, written.bc_edge, "edge cells differ");
-    assert_eq!(
-        format!("{:?}", drawn.bc_defs),
-        format!("{:?}", written.bc_defs),
-        "definitions differ"
-    );
+    assert_eq!(drawn.bc_defs, written.bc_defs, "definitions differ");
     let inflow_cells = written.bc_edge.iter().filter(|&&d| d == 2).count();
     assert_eq!(inflow_cells, 20, "40 m of 2 m cells on the west edge");
 

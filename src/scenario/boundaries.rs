@@ -364,9 +364,7 @@ pub(crate) fn level_lines(
                 ));
             }
         };
-        if s.kind == "rating" {
-            line_rating_only(s, &key)?;
-        } else {
+        if s.kind != "rating" {
             refuse_rating(s, &key)?;
             series.values.iter_mut().for_each(|v| *v -= datum);
         }
@@ -423,15 +421,7 @@ pub(crate) fn line_rating(
     super::outflow::load_rating(rating, &format!("{key}.rating"), dir, datum)
 }
 
-/// A rating line takes its curve and nothing else of the other lines' keys (the slope is
-/// refused by `line_slope`).
-pub(crate) fn line_rating_only(s: &BoundaryLineSpec, key: &str) -> Result<(), InputError> {
-    match s.level {
-        Some(_) => Err(bad(&format!("{key}.level"), "a rating line takes no level")),
-        None => Ok(()),
-    }
-}
-
+/// Only a rating line takes a curve.
 pub(crate) fn refuse_rating(s: &BoundaryLineSpec, key: &str) -> Result<(), InputError> {
     match s.rating {
         Some(_) => Err(bad(
