@@ -21,7 +21,9 @@ import sys
 root = sys.argv[1]
 out = sys.argv[2]
 os.makedirs(out, exist_ok=True)
-files = ["common.wgsl","dfloat.wgsl","riemann.wgsl","reconstruct.wgsl","levels.wgsl","flux.wgsl","drymap.wgsl","timestep.wgsl","exchange.wgsl"]
+files = ["common.wgsl","dfloat.wgsl","riemann.wgsl","reconstruct.wgsl","levels.wgsl","flux.wgsl","edges.wgsl","sources.wgsl","update.wgsl","losses.wgsl","structures.wgsl","drymap.wgsl","timestep.wgsl","exchange.wgsl"]
+# The solver module as src/gpu/shaders.rs assembles it, for whichever files the tree has.
+files = [f for f in files if os.path.exists(os.path.join(root, "shaders", f))]
 base = "".join(open(os.path.join(root,"shaders",f)).read()+"\n" for f in files)
 def rep(s, old, new):
     assert old in s, old.strip().splitlines()[0]

@@ -458,7 +458,7 @@ impl Ranked<'_, '_> {
             true => Vec::new(),
             false => {
                 let all = self.comm.all_gather(bytemuck::cast_slice(mine).to_vec());
-                super::held_flows(&all, mine.len())
+                super::gather::held_flows(&all, mine.len())
             }
         };
         let clock = Resume {

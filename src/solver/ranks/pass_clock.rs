@@ -1,6 +1,9 @@
 //! GPU timestamps around every pass of a ranked step: what the load balancer weighs the
 //! ranks by, what `bench` reports under mpirun and what `run --profile` reports on ranks.
 
+use super::{PassTiming, Ranked};
+use crate::error::Result;
+
 /// Compute passes of a ranked step (see `Ranked::step`).
 pub const PASSES: u32 = 4;
 /// Steps of a window timed on the GPU (its first ones): enough for a mean.
@@ -149,6 +152,90 @@ impl PassSums {
         };
         m.before[0] = per(self.sums.before[0], self.first_gaps);
         m
+    }
+}
+
+impl Ranked<'_, '_> {
+    /// GPU time of each pass of a step and before each pass (s; see `step`), the mean over
+    /// `steps` more steps (at most TIMED_STEPS); None where the adapter has no
+    /// timestamp queries.
+    /// Every rank runs the steps, timed or not, since they exchange and reduce together.
+    pub fn gpu_pass_seconds(&mut self, steps: u32) -> Result<Option<PassTimes>> {
+        let steps = steps.clamp(1, TIMED_STEPS);
+        let profile = self.pass_timing.take();
+        self.pass_timing = PassClock::new(self.sim.gpu).map(|clock| PassTiming {
+            clock,
+            step: 0,
+            totals: None,
+        });
+        let run = self.run_steps(steps as u64);
+        let timing = std::mem::replace(&mut self.pass_timing, profile);
+        run?;
+        Ok(timing.map(|t| t.clock.per_pass_s(self.sim.gpu, steps)))
+    }
+
+    /// Times every pass of every step from now on (`run --profile`), where the adapter has
+    /// timestamp queries (false where not). The balancer's own timestamps are then off: it
+    /// weighs the ranks by the time their hosts waited for the GPU instead.
+    pub fn enable_profiling(&mut self) -> bool {
+        let Some(clock) = PassClock::new(self.sim.gpu) else {
+            return false;
+        };
+        self.abandon_steps();
+        self.pass_timing = Some(PassTiming {
+            clock,
+            step: 0,
+            totals: Some(PassSums::default()),
+        });
+        if let Some(b) = self.balancer.as_mut() {
+            b.clock = None;
+        }
+        true
+    }
+
+    /// The whole run's cell updates before a restart: every rank's counter starts there.
+    pub(super) fn resumed_cell_updates(&self) -> u64 {
+        self.model.resume.as_ref().map_or(0, |r| r.cell_updates)
+    }
+
+    /// This rank's own blocks' cell updates since the run (or restart) began, from its
+    /// counter's value `counted`.
+    pub(super) fn own_cell_updates(&self, counted: u64) -> u64 {
+        counted.saturating_sub(self.resumed_cell_updates())
+    }
+
+    /// The mean GPU time of each pass and before it (s per step) over the profiled steps.
+    pub fn pass_profile(&self) -> Option<(PassTimes, u64)> {
+        let totals = self.pass_timing.as_ref()?.totals?;
+        Some((totals.means(), totals.steps()))
+    }
+
+    /// Counts a step done; when profiling, a full window of timestamps is read and the
+    /// next begins.
+    pub(super) fn count_timed_step(&mut self) {
+        let Some(t) = self.pass_timing.as_mut() else {
+            return;
+        };
+        t.step += 1;
+        if t.step == TIMED_STEPS && t.totals.is_some() {
+            self.close_profile_window();
+        }
+    }
+
+    /// Adds the steps timed so far to the profile's totals and starts a new window.
+    pub(super) fn close_profile_window(&mut self) {
+        let gpu = self.sim.gpu;
+        let Some(t) = self.pass_timing.as_mut() else {
+            return;
+        };
+        let Some(totals) = t.totals.as_mut() else {
+            return;
+        };
+        if t.step == 0 {
+            return;
+        }
+        totals.add(&t.clock.per_pass_sums(gpu, t.step));
+        t.step = 0;
     }
 }
 

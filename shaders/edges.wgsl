@@ -1,0 +1,408 @@
+// The domain's edge: boundary conditions as ghost cells (fill_ghost) and as faces
+// (edge_face, domain_edge_face), the dt bounds the forcing on the edge imposes, and the
+// edge's volume balance (edge_discharge). Part of the flux kernel (flux.wgsl).
+
+// Forcing value of a boundary condition at the stage's time.
+fn bc_value(bc: BcDef, stage: u32) -> f32 {
+    if (bc.series == NONE) {
+        return bc.offset;
+    }
+    let f = forcing[bc.series];
+    return select(f.x, f.y, stage == 2u) * bc.scale + bc.offset;
+}
+
+// The largest value the boundary's forcing takes until dt_max past the step's end.
+fn bc_peak(bc: BcDef) -> f32 {
+    if (bc.series == NONE) {
+        return bc.offset;
+    }
+    return forcing[bc.series].z * bc.scale + bc.offset;
+}
+
+// The ghost cell of a stage edge: a body of water standing at `level` beyond the edge,
+// beside the edge cell's state `nearest` (its bed is nearest.w - nearest.x). Water that
+// leaves the domain leaves through the level, held at the edge: the normal velocity keeps
+// the Riemann invariant that leaves the domain, so outgoing waves pass out instead of
+// bouncing back (and a steady outflow ends at the level). Water that enters comes in as
+// from a reservoir at rest at that level: the edge state takes the reservoir's invariant
+// (u + 2c = 2c at the level) and the domain's, and at most critical flow on the
+// reservoir's (a dry bed fills as in Ritter's dam break, not at the 2c the held level
+// would drive into it). The two meet at rest, continuously.
+fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
+    let h_in = nearest.x;
+    let z = nearest.w - h_in;
+    // Not level - z: on a lake at rest at the level, h is then h_in exactly, and so the
+    // velocity below an exact zero.
+    let h = max(0.0, h_in + (level - nearest.w));
+    if (h <= params.dry_depth) {
+        return vec4<f32>(h, 0.0, 0.0, z + h);
+    }
+    let c = sqrt(params.g * h);
+    // Velocities below are along the inward normal.
+    let leaving = inward * nearest[normal] - 2.0 * sqrt(params.g * h_in);
+    var u = leaving + 2.0 * c;
+    var depth = h;
+    // The held level itself, not z + h: on a lake at rest at the level every eta
+    // difference across the edge is then an exact zero.
+    var eta = level;
+    if (u > 0.0) {
+        u = c + 0.5 * leaving;
+        var c_edge = 0.5 * c - 0.25 * leaving;
+        if (u > c_edge) {
+            u = 2.0 / 3.0 * c;
+            c_edge = u;
+        }
+        depth = c_edge * c_edge / params.g;
+        eta = z + depth;
+    }
+    var s = vec4<f32>(depth, nearest.y, nearest.z, eta);
+    s[normal] = inward * u;
+    return s;
+}
+
+// The bed of the edge cell e0 carried `k` cells out along the line through the next cell
+// in, e1.
+fn bed_beyond(e0: vec4<f32>, e1: vec4<f32>, k: f32) -> f32 {
+    let z0 = e0.w - e0.x;
+    return z0 + k * (z0 - (e1.w - e1.x));
+}
+
+// The edge cell e0's state carried `k` cells out along the line through e1: free surface,
+// bed and velocities extrapolated linearly, the depth their difference. k = 0.5 is the
+// edge face. On a lake at rest eta comes out exactly e0's.
+fn extrapolated(e0: vec4<f32>, e1: vec4<f32>, k: f32) -> vec4<f32> {
+    let eta = e0.w + k * (e0.w - e1.w);
+    return vec4<f32>(eta - bed_beyond(e0, e1, k), e0.y + k * (e0.y - e1.y), e0.z + k * (e0.z - e1.z), eta);
+}
+
+// Ghost d (0, 1) on the line from the edge cell e0 through `at_edge`, the state on the
+// edge face, with the bed extrapolated from e0 and e1: the reconstruction then gives the
+// ghost side of the face `at_edge` and the edge cell its slope (and so its share of the
+// bed-slope source) as inside the domain.
+fn ghost_through(at_edge: vec4<f32>, e0: vec4<f32>, e1: vec4<f32>, d: i32) -> vec4<f32> {
+    let s = at_edge + f32(2 * d + 1) * (at_edge - e0);
+    return vec4<f32>(s.w - bed_beyond(e0, e1, f32(d + 1)), s.y, s.z, s.w);
+}
+
+// The ghosts of an open, inflow or stage edge at second order: the edge face's state from
+// the edge cell e0 and the next cell in, e1 (for a stage edge, the level held there with
+// the bed extrapolated), and the two ghosts on the line from e0 through it. A zero-gradient
+// ghost left the edge cell without a slope, so without its share of the bed-slope source
+// while friction acted on the whole cell: the edge cells slowed and deepened by 5-14%
+// (docs/validation.md, MacDonald). None (a zero depth) where e0, e1, the face state or
+// either ghost is dry: those edges keep their first-order ghosts.
+fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
+    let hd = params.dry_depth;
+    if (e0.x <= hd || e1.x <= hd) {
+        return vec4<f32>(0.0);
+    }
+    // An open edge extrapolates only a flow that leaves it supercritically, which no wave
+    // re-enters. Where waves can come back in, the extrapolated ghost follows the edge
+    // cell with a gain: water piling against the edge deepens the ghost, which sends more
+    // in (a dam break's front reaching an open edge grew until it blew up).
+    let leaving = -inward * e0[normal];
+    if (bc.kind == BC_OPEN && (leaving <= 0.0 || leaving * leaving < params.g * e0.x)) {
+        return vec4<f32>(0.0);
+    }
+    var at_edge = extrapolated(e0, e1, 0.5);
+    if (at_edge.x <= hd) {
+        return vec4<f32>(0.0);
+    }
+    if (bc.kind == BC_STAGE) {
+        at_edge = stage_ghost(bc_value(bc, stage), at_edge, normal, inward);
+    }
+    let g0 = ghost_through(at_edge, e0, e1, 0);
+    let g1 = ghost_through(at_edge, e0, e1, 1);
+    if (min(at_edge.x, min(g0.x, g1.x)) <= hd) {
+        return vec4<f32>(0.0);
+    }
+    return select(g0, g1, d == 1);
+}
+
+// A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
+// inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself
+// and `inner` the next cell in (dry where the domain is one cell across); `normal` selects
+// the velocity component that crosses the edge (1 = u, 2 = v) and `inward` is +1 when the
+// domain lies towards +x (+y) of the edge, else -1.
+fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inner: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
+    if (bc.kind == BC_WALL) {
+        var s = mirror;
+        s[normal] = -s[normal];
+        return s;
+    }
+    let linear = linear_ghost(bc, stage, nearest, inner, d, normal, inward);
+    if (linear.x > 0.0) {
+        return linear;
+    }
+    // First order beside dry cells: the level held against the edge cell, or a copy of
+    // the edge cell (zero gradient) for open edges, and for inflow edges, whose face flux
+    // is imposed from Q(t) rather than solved.
+    if (bc.kind == BC_STAGE) {
+        return stage_ghost(bc_value(bc, stage), nearest, normal, inward);
+    }
+    return nearest;
+}
+
+// Index into bc_edge of the edge cell at level coordinate `along` (finest positions).
+fn edge_entry(offset: u32, along: i32) -> u32 {
+    return offset + (u32(along) << geo.level);
+}
+
+// Fills tile cell t if it lies just outside one domain edge.
+fn fill_ghost(stage: u32, t: i32) {
+    let li = t % TILE - HALO;
+    let lj = t / TILE - HALO;
+    let gi = geo.i0 + li;
+    let gj = geo.j0 + lj;
+    let out_x = gi < 0 || gi >= geo.nx;
+    let out_y = gj < 0 || gj >= geo.ny;
+    if (out_x == out_y) {
+        return; // inside, or beyond a corner where no stencil reaches
+    }
+    var d: i32;          // distance out from the edge: 0 for the first ghost
+    var inward: vec2<i32>; // unit step back into the domain
+    var edge: u32;
+    var across: i32;     // domain cells between this edge and the opposite one
+    if (gi < 0) {
+        d = -1 - gi; inward = vec2<i32>(1, 0); edge = edge_entry(params.edge_w, gj); across = geo.nx;
+    } else if (gi >= geo.nx) {
+        d = gi - geo.nx; inward = vec2<i32>(-1, 0); edge = edge_entry(params.edge_e, gj); across = geo.nx;
+    } else if (gj < 0) {
+        d = -1 - gj; inward = vec2<i32>(0, 1); edge = edge_entry(params.edge_s, gi); across = geo.ny;
+    } else {
+        d = gj - geo.ny; inward = vec2<i32>(0, -1); edge = edge_entry(params.edge_n, gi); across = geo.ny;
+    }
+    if (d > 1) {
+        return;
+    }
+    let step = inward.x + inward.y * TILE;
+    let nearest = tile[t + (d + 1) * step];
+    let mirror = tile[t + (2 * d + 1) * step];
+    // A domain one cell across has no next cell: there it is the opposite edge's ghost,
+    // which another thread is writing.
+    var inner = OUTSIDE;
+    if (across >= 2) {
+        inner = tile[t + (d + 2) * step];
+    }
+    let normal = select(2u, 1u, inward.x != 0);
+    let sign = f32(inward.x + inward.y);
+    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, inner, d, normal, sign);
+}
+
+// Imposed inflow through an edge face: unit discharge q (m^2/s, into the domain) enters at
+// least at critical depth, so a dry edge cell can take any Q. `depth` is the edge cell's
+// depth on the face, as the face's reconstruction has it, so that the momentum flux goes
+// with the state the cell's slope and bed-slope source assume. `sign` is +1 when inflow
+// runs along +x (+y).
+fn inflow_face(q: f32, depth: f32, sign: f32) -> vec4<f32> {
+    let g = params.g;
+    let h_crit = pow(q * q / g, 1.0 / 3.0);
+    let h = max(depth, h_crit);
+    if (h <= 0.0) {
+        return vec4<f32>(0.0);
+    }
+    let u = q / h;
+    let mom = q * u + 0.5 * g * h * h;
+    let d = mom - 0.5 * g * depth * depth;
+    return vec4<f32>(sign * q, d, d, 0.0);
+}
+
+// The depth of edge cell `cell` (a tile index) on its edge face: its limited slope between
+// the ghost beyond it and the next cell in, `step` further into the domain.
+fn edge_face_depth(cell: i32, step: i32) -> f32 {
+    let e0 = tile[cell];
+    return e0.x - 0.5 * slopes(tile[cell - step], e0, tile[cell + step]).x;
+}
+
+fn note_speed(speed: f32) {
+    if (speed > 0.0) {
+        atomicMin(&wg_dt_bits, bitcast<u32>(geo.dx / speed));
+    }
+}
+
+// The wave speed of unit discharge q through an edge face beside an edge cell of depth h,
+// at least critical as inflow_face has it.
+fn discharge_speed(q: f32, h: f32) -> f32 {
+    let g = params.g;
+    let depth = max(h, pow(q * q / g, 1.0 / 3.0));
+    return select(0.0, abs(q) / depth + sqrt(g * depth), depth > 0.0);
+}
+
+// The fastest wave a forcing can send into the domain before the next step ends, from the
+// peak of its forcing: the wave speed of the water at the edge face, on the same footing
+// as the cells' (|u| + c). `inner` is the edge cell, turned so that .y crosses the edge.
+fn forced_speed(bc: BcDef, inner: vec4<f32>, inward: f32) -> f32 {
+    let peak = bc_peak(bc);
+    if (bc.kind == BC_INFLOW) {
+        return discharge_speed(max(peak, 0.0), inner.x);
+    }
+    let ghost = stage_ghost(peak, inner, 1u, inward);
+    return max(abs(ghost.y), abs(ghost.z)) + sqrt(params.g * ghost.x);
+}
+
+// Discharge (m^3/s) of rating s (a series of (level, discharge) points) at water level eta:
+// none below the first level, linear between levels, linear on from the last two beyond.
+fn rating_discharge(s: u32, eta: f32) -> f32 {
+    let span = series_span(s);
+    let zero = vec2<f32>(0.0);
+    if (eta < series_point(span, 0u, zero).x) {
+        return 0.0;
+    }
+    var k = span.y - 2u;
+    if (eta < series_point(span, span.y - 1u, zero).x) {
+        k = series_piece(span, zero, eta);
+    }
+    let p0 = series_point(span, k, zero);
+    let p1 = series_point(span, k + 1u, zero);
+    return p0.y + (eta - p0.x) / (p1.x - p0.x) * (p1.y - p0.y);
+}
+
+// Unit discharge (m²/s) of a cell `h` deep at `level` on a rating edge or line: the curve's
+// discharge of the whole section times `scale` (1 / its length), at most critical flow (a
+// free overfall's), or a film on a high bank would leave at the discharge the curve gives
+// for the bank's level. Curves are checked non-negative when read.
+fn rating_unit_discharge(series: u32, level: f32, scale: f32, h: f32) -> f32 {
+    return min(rating_discharge(series, level) * scale, h * sqrt(params.g * h));
+}
+
+// An outflow edge (normal depth, rating): unit discharge q out of edge cell `cell` from its
+// own depth and level, through a face as inflow_face builds one, carrying the cell's
+// tangential velocity. The discharge bounds the next step as an inflow's does; a stage takes
+// at most half the cell's water, so that no cell is emptied below zero (the balance reads
+// this same flux).
+fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<f32> {
+    var e = tile[cell];
+    if (abs(step) != 1) {
+        e = turn(e);
+    }
+    if (e.x <= params.dry_depth) {
+        return vec4<f32>(0.0);
+    }
+    var q: f32;
+    if (bc.kind == BC_NORMAL) {
+        let own = u32(cell % TILE - HALO + BLOCK * (cell / TILE - HALO));
+        let gn2 = friction_of(friction[wg_block], own);
+        q = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
+    } else {
+        q = rating_unit_discharge(bc.series, e.w, bc.scale, e.x);
+    }
+    if (stage != 1u) {
+        note_speed(discharge_speed(q, e.x));
+    }
+    if (sim.dt > 0.0) {
+        q = min(q, 0.5 * e.x * geo.dx / sim.dt);
+    }
+    let f = inflow_face(-q, edge_face_depth(cell, step), sign);
+    return vec4<f32>(f.xyz, f.x * e.z);
+}
+
+// Edge faces: a wall passes no water, exactly (the mirrored Riemann problem gives zero
+// only up to fused multiply-adds); an inflow imposes its discharge, an outflow edge
+// (normal depth, rating) takes its own (outflow_face). Inflow and stage faces bound the
+// next step by the waves their forcing can create (forced_speed).
+// `cell` is the edge cell's tile index, `step` the tile offset into the domain.
+fn edge_face(stage: u32, edge: u32, cell: i32, step: i32, sign: f32, face: vec4<f32>) -> vec4<f32> {
+    let bc = bc_defs[bc_edge[edge]];
+    if (bc.kind == BC_WALL) {
+        return vec4<f32>(0.0, face.y, face.z, 0.0);
+    }
+    if (OUTFLOW_EDGES && (bc.kind == BC_NORMAL || bc.kind == BC_RATING)) {
+        return outflow_face(stage, bc, cell, step, sign);
+    }
+    if (bc.kind != BC_INFLOW && bc.kind != BC_STAGE) {
+        return face;
+    }
+    if (stage != 1u) {
+        var inner = tile[cell];
+        if (abs(step) != 1) {
+            inner = turn(inner);
+        }
+        note_speed(forced_speed(bc, inner, sign));
+    }
+    if (bc.kind == BC_STAGE) {
+        return face;
+    }
+    return inflow_face(max(bc_value(bc, stage), 0.0), edge_face_depth(cell, step), sign);
+}
+
+// Boundary conditions that act on the face itself (walls, inflows) on the domain edge.
+fn domain_edge_face(stage: u32, f: u32, face: vec4<f32>) -> vec4<f32> {
+    if (f < X_FACES) {
+        let li = i32(f) % FACE_ROW;
+        let lj = i32(f) / FACE_ROW;
+        let c = tile_index(li, lj);
+        let gi = geo.i0 + li;
+        let gj = geo.j0 + lj;
+        if (gj >= 0 && gj < geo.ny) {
+            if (gi == 0) {
+                return edge_face(stage, edge_entry(params.edge_w, gj), c, 1, 1.0, face);
+            } else if (gi == geo.nx) {
+                return edge_face(stage, edge_entry(params.edge_e, gj), c - 1, -1, -1.0, face);
+            }
+        }
+        return face;
+    }
+    let k = f - X_FACES;
+    let li = i32(k) % BLOCK;
+    let lj = i32(k) / BLOCK;
+    let c = tile_index(li, lj);
+    let gi = geo.i0 + li;
+    let gj = geo.j0 + lj;
+    if (gi >= 0 && gi < geo.nx) {
+        if (gj == 0) {
+            return edge_face(stage, edge_entry(params.edge_s, gi), c, TILE, 1.0, face);
+        } else if (gj == geo.ny) {
+            return edge_face(stage, edge_entry(params.edge_n, gi), c - TILE, -TILE, -1.0, face);
+        }
+    }
+    return face;
+}
+
+// Mass flux through edge face `k` of a block (k / 16: W, E, S, N; k % 16 along the side)
+// where the domain edge runs there, read by thread k while the faces of its direction are
+// in workgroup memory. The east and north edges may cut through a block.
+fn edge_face_mass(k: u32) -> f32 {
+    let a = i32(k % 16u);
+    switch (k / 16u) {
+        case SIDE_W: { return face[xface_index(0, a)].x; }
+        case SIDE_E: { return face[xface_index(clamp(geo.nx - geo.i0, 0, BLOCK), a)].x; }
+        case SIDE_S: { return face[yface_index(a, 0)].x; }
+        default: { return face[yface_index(a, clamp(geo.ny - geo.j0, 0, BLOCK))].x; }
+    }
+}
+
+fn edge_mass(side: u32, a: i32) -> f32 {
+    let k = side * 16u + u32(a);
+    return face[EDGE_MASS + k / 4u][k % 4u];
+}
+
+// Boundary volume of this stage (m^3/s, in and out), summed in a fixed order so that
+// reruns give the same bits.
+fn edge_discharge() -> vec2<f32> {
+    var flow = vec2<f32>(0.0);   // (in, out)
+    let li_e = geo.nx - geo.i0;
+    let lj_n = geo.ny - geo.j0;
+    for (var a = 0; a < BLOCK; a++) {
+        if (geo.j0 + a < geo.ny) {
+            if (geo.i0 == 0) {
+                flow += split_flow(edge_mass(SIDE_W, a));
+            }
+            if (li_e >= 1 && li_e <= BLOCK) {
+                flow += split_flow(-edge_mass(SIDE_E, a));
+            }
+        }
+        if (geo.i0 + a < geo.nx) {
+            if (geo.j0 == 0) {
+                flow += split_flow(edge_mass(SIDE_S, a));
+            }
+            if (lj_n >= 1 && lj_n <= BLOCK) {
+                flow += split_flow(-edge_mass(SIDE_N, a));
+            }
+        }
+    }
+    return flow * geo.dx;
+}
+
+fn split_flow(q_in: f32) -> vec2<f32> {
+    return vec2<f32>(max(q_in, 0.0), max(-q_in, 0.0));
+}
