@@ -118,19 +118,7 @@ enum Command {
     },
 }
 
-/// Mesa's device-select Vulkan layer connects to a Wayland display to order the GPUs, and
-/// on a headless machine (no XDG_RUNTIME_DIR) libwayland then prints two `error:` lines
-/// before anything else. quadflood chooses its adapter itself (`gpu::select`), so there the
-/// layer is switched off, unless the user set its variable.
-fn quiet_headless_vulkan() {
-    let headless = std::env::var_os("XDG_RUNTIME_DIR").is_none();
-    if headless && std::env::var_os("NODEVICE_SELECT").is_none() {
-        std::env::set_var("NODEVICE_SELECT", "1");
-    }
-}
-
 fn main() -> ExitCode {
-    quiet_headless_vulkan();
     let cli = Cli::parse();
     let result = dispatch(cli.command);
     // How the memory limits of `scenario::limits` were measured, and are checked.

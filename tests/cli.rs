@@ -305,3 +305,39 @@ fn info_on_a_headless_machine_prints_no_errors() {
     assert!(!stderr.contains("error"), "stderr: {stderr}");
     assert!(!stdout.contains("(Gl,"), "a GL adapter listed: {stdout}");
 }
+
+/// Tests and programs that use the library start as quietly: the Vulkan layer that printed
+/// the two `error:` lines is switched off where the GPU is opened, not in `main` alone
+/// (every `cargo test` on a headless machine printed them). This test runs the helper
+/// below, in this same test binary, with no XDG_RUNTIME_DIR.
+#[test]
+fn the_library_on_a_headless_machine_prints_no_errors() {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "opens_the_gpu_for_the_quiet_start_test",
+        ])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .env_remove("WGPU_BACKEND")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("1 passed"),
+        "the helper did not run: {stdout}"
+    );
+    assert!(!stderr.contains("error"), "stderr: {stderr}");
+}
+
+/// Helper of the test above: opens the GPU through the library, as every solver test does.
+#[test]
+#[ignore = "run by the_library_on_a_headless_machine_prints_no_errors"]
+fn opens_the_gpu_for_the_quiet_start_test() {
+    quadflood::gpu::Gpu::open(None).expect("a GPU adapter");
+}

@@ -17,7 +17,24 @@ On Debian/Ubuntu install a Vulkan driver: `apt install mesa-vulkan-drivers libvu
 (software Vulkan, lavapipe) or your GPU vendor's driver (for NVIDIA: the driver's Vulkan ICD \
 plus libvulkan1). Check with `quadflood info`; WGPU_BACKEND=vulkan|metal|dx12 narrows the search.";
 
+/// Mesa's device-select Vulkan layer connects to a Wayland display to order the GPUs, and
+/// on a headless machine (no XDG_RUNTIME_DIR) libwayland then prints two `error:` lines
+/// before anything else. quadflood chooses its adapter itself (`select`), so there the
+/// layer is switched off, unless the user set its variable. Done here, before the first
+/// instance, so that the tests and any program built on the library start as quietly as
+/// the binary.
+fn quiet_headless_vulkan() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let headless = std::env::var_os("XDG_RUNTIME_DIR").is_none();
+        if headless && std::env::var_os("NODEVICE_SELECT").is_none() {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    });
+}
+
 fn instance() -> wgpu::Instance {
+    quiet_headless_vulkan();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     // wgpu checks indirect dispatch arguments with an extra pass before every indirect
     // dispatch. Ours come from the end of each step, which bounds them by construction, and the
