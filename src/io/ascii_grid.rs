@@ -2,6 +2,9 @@
 //!
 //! Errors name the file and either the header key or the line, so a user can fix a grid
 //! by hand. Data rows may wrap across lines: we count values, not lines.
+//!
+//! One concept kept whole: the reader and the writer, which must agree to the last digit,
+//! with the tests that hold them to it (the last third of the file).
 
 use crate::error::InputError;
 use std::io::{BufWriter, Write};
