@@ -120,6 +120,15 @@ fn a_plane_wave_stays_plane_at_cfl_0_4() {
 /// the grid's shortest waves across a front. Measured (lavapipe) at 10 s: 0.14 mm
 /// (van Albada) and 0.21 mm (minmod), growing from 1 µm within 5 s, then held by the
 /// limiter at about 1.5-2% of the wave's height.
+///
+/// What it is not (each tried on this test, 2026-11-27): not the unbiased rounding (the
+/// kernels before it grow the ripple alike); not a linear instability (a von Neumann
+/// analysis of the linearised scheme, HLLC's contact included, gives |G| ≤ 1 up to a
+/// Courant number of 0.5 per direction, and with centred slopes in place of the limiter
+/// the ripple decays). It needs the limiter on both the depth and level slopes and the
+/// velocity slopes: with either pair centred it decays; first order decays; HLL in place of
+/// HLLC, or slopes of hu and hv in place of u and v, grow it faster. At cfl 0.42-0.47 it
+/// grows slower (10-90 µm at 20 s), at 0.4 not at all.
 #[test]
 #[ignore = "issue 22 open: at the default cfl 0.5 a 1 µm ripple across a plane wave grows to 0.14-0.21 mm (bound 0.01 mm)"]
 fn a_plane_wave_stays_plane_at_the_default_cfl() {
