@@ -739,3 +739,64 @@ fn endless_and_huge_inputs_are_cut_short() {
         );
     }
 }
+
+/// A 4 x 3 grid of 10 m cells at 100-101 m with one odd cell, no nodata line unless given.
+fn dem_with(dir: &Path, name: &str, odd: &str, nodata: Option<&str>) {
+    let mut text = String::from("ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 10\n");
+    if let Some(v) = nodata {
+        text += &format!("NODATA_value {v}\n");
+    }
+    text += &format!("100 100.5 101 100\n100 {odd} 100.2 100\n100.1 100 100 100.3\n");
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+/// A terrain value that no elevation can be: Float32's nodata (-3.4e38) in a grid whose
+/// header named no nodata value made a run exit 0 with its datum at -3.4e38 and every map
+/// wrong; one -inf cell made every map nodata, also with exit 0. A usual nodata value such
+/// as -9999 with no nodata line made a 10 km cliff. Each is refused, naming the file, the
+/// key, the value and the cell; declared as nodata, the same values are fine.
+#[test]
+fn terrain_values_that_are_no_elevation_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let scenario = |dem: &str| {
+        format!(
+            "[terrain]\ntype = \"raster\"\npath = \"{dem}\"\n[initial]\ndepth = 0.1\n[time]\nend = 1.0\n"
+        )
+    };
+    for (name, odd) in [
+        ("f32_nodata", "-3.4028235e38"),
+        ("neg_inf", "-inf"),
+        ("huge", "1e400"),
+    ] {
+        let dem = format!("{name}.asc");
+        dem_with(d, &dem, odd, None);
+        check_refuses(
+            d,
+            name,
+            &scenario(&dem),
+            &[
+                &dem,
+                "terrain.path",
+                "not an elevation",
+                "column 2 and row 2",
+            ],
+        );
+    }
+    dem_with(d, "sentinel.asc", "-9999", None);
+    check_refuses(
+        d,
+        "sentinel",
+        &scenario("sentinel.asc"),
+        &[
+            "sentinel.asc",
+            "terrain.path",
+            "-9999",
+            "NODATA_value -9999",
+        ],
+    );
+    dem_with(d, "declared.asc", "-3.4028235e38", Some("-3.4028235e38"));
+    check_passes(d, "declared", &scenario("declared.asc"));
+    dem_with(d, "declared_9999.asc", "-9999", Some("-9999"));
+    check_passes(d, "declared_9999", &scenario("declared_9999.asc"));
+}

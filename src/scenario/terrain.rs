@@ -37,6 +37,7 @@ pub(crate) fn frame(
         for v in raster.data.iter_mut().filter(|v| nodata == Some(**v)) {
             *v = f64::NAN;
         }
+        refuse_impossible_elevations(&raster).map_err(|e| e.in_file(&path))?;
         let dx = cell_size.unwrap_or(raster.cellsize);
         if !(dx > 0.0 && dx.is_finite()) {
             return Err(bad(
@@ -174,6 +175,69 @@ pub(crate) fn terrain(
         ));
     }
     Ok(z)
+}
+
+/// Elevations beyond this (m, or feet) lie outside the Earth: a value this large is a
+/// nodata value the header does not declare, or a broken file.
+const ELEVATION_LIMIT: f64 = 1e5;
+
+/// Nodata values common enough that a terrain holding one, with no nodata declared, almost
+/// surely meant it as nodata.
+const USUAL_NODATA: [f64; 4] = [-9999.0, -99999.0, -32768.0, -32767.0];
+
+/// Refuses a terrain raster whose values cannot be elevations: infinite, or beyond
+/// ±ELEVATION_LIMIT (Float32's -3.4e38 nodata without a nodata line made a run whose
+/// datum sat at -3.4e38 exit 0 with every map wrong), or, where the header declares no
+/// nodata value, a usual nodata value such as -9999 (a 10 km cliff around the domain).
+fn refuse_impossible_elevations(r: &Raster) -> Result<(), InputError> {
+    let place = |k: usize| {
+        let (col, row) = (k % r.ncols, k / r.ncols);
+        let x = r.xll + (col as f64 + 0.5) * r.cellsize;
+        let y = r.yll + (row as f64 + 0.5) * r.cellsize;
+        format!(
+            "column {} and row {} from the top (x = {x}, y = {y})",
+            col + 1,
+            r.nrows - row
+        )
+    };
+    let value = |k: usize| match r.data[k] {
+        v if v.abs() >= 1e6 => format!("{v:e}"),
+        v => format!("{v}"),
+    };
+    let declared = match r.nodata {
+        Some(v) => format!("its nodata value is {v}"),
+        None => "it declares no nodata value".to_string(),
+    };
+    if let Some(k) = r
+        .data
+        .iter()
+        .position(|v| v.is_infinite() || v.abs() >= ELEVATION_LIMIT)
+    {
+        return Err(bad(
+            "terrain.path",
+            format!(
+                "{} at {} is not an elevation (expected within ±{ELEVATION_LIMIT:e}; \
+                 {declared}: is this value nodata the header does not name?)",
+                value(k),
+                place(k)
+            ),
+        ));
+    }
+    if r.nodata.is_none() {
+        if let Some(k) = r.data.iter().position(|v| USUAL_NODATA.contains(v)) {
+            return Err(bad(
+                "terrain.path",
+                format!(
+                    "{} at {} is a usual nodata value, and the raster declares none: add it \
+                     to the header (NODATA_value {} in an ASCII grid) or replace those cells",
+                    value(k),
+                    place(k),
+                    value(k)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Terrain on the model grid: the raster itself when the cell sizes agree; else the mean of
