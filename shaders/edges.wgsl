@@ -282,7 +282,12 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
     if (bc.kind == BC_NORMAL) {
         let own = u32(cell % TILE - HALO + BLOCK * (cell / TILE - HALO));
         let gn2 = friction_of(friction[wg_block], own);
-        q = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
+        // At most critical flow, as a normal-depth line and a rating edge pass: a steeper
+        // outlet's Manning discharge left supercritical through a face built at critical
+        // depth, whose momentum flux drove the edge cell's water back inwards, and the cell
+        // passed out more than it held (a sloping outlet made water from nothing).
+        let manning = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
+        q = min(manning, e.x * sqrt(params.g * e.x));
     } else {
         q = rating_unit_discharge(bc.series, e.w, bc.scale, e.x);
     }

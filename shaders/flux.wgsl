@@ -363,13 +363,8 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     workgroupBarrier();
 
     // 3. Every face of the block, once: the x-faces, then the y-faces in the same array.
-    // The initial pass needs only the inflow faces' wave speeds. (Off the domain edge it
-    // then leaves the face array unwritten, and the balances below read it unused:
-    // workgroup memory is not zeroed.)
-    let faces = stage != 0u || (info.flags & BLOCK_ON_EDGE) != 0u;
-    if (faces) {
-        compute_faces(stage, b, info, tid, threads, 0u, X_FACES);
-    }
+    // The initial pass computes them for their wave speeds alone (the first step's bound).
+    compute_faces(stage, b, info, tid, threads, 0u, X_FACES);
     workgroupBarrier();
     var x_out = vec3<f32>(0.0);
     if (cell_thread) {
@@ -380,9 +375,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         edge = edge_face_mass(tid);
     }
     workgroupBarrier();
-    if (faces) {
-        compute_faces(stage, b, info, tid, threads, X_FACES, REGULAR_FACES);
-    }
+    compute_faces(stage, b, info, tid, threads, X_FACES, REGULAR_FACES);
     workgroupBarrier();
     var y_out = vec3<f32>(0.0);
     if (cell_thread) {
@@ -450,12 +443,17 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             track_maxima(cell, next);
         }
     }
+    if (stage != 1u && !cell_thread) {
+        note_speed(fastest_wave);
+    }
     if (stage != 1u && valid) {
         let speed = wave_speed(next);
         if (!(speed <= MAX_WAVE_SPEED) || !is_finite3(next)) {
             atomicMax(&sim.bad_block, b + 1u);
         }
-        note_speed(speed);
+        // The faces' waves of this stage's state bound the next step too: a cell's own
+        // speed misses the faster waves where a deep cell meets a shallow or dry one.
+        note_speed(max(speed, fastest_wave));
         if (level != NONE && !(EDGE_LINES && sources[level].z != 0u)) {
             note_speed(level_speed(sources[level].y, next));
         }

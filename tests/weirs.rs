@@ -166,4 +166,17 @@ fn bad_weirs_are_refused_with_the_key_named() {
         message.contains("weir[0]") && message.contains("one side"),
         "{message}"
     );
+    // A line that crosses itself made water (its cells around the crossing lie on both
+    // sides of it); it is refused, naming where.
+    let crossing = basins(1.0, 0.2, "").replace(
+        "line = [[24.5, 0.01], [24.5, 15.99]]",
+        "line = [[16.5, 4.5], [28.5, 12.5], [28.5, 4.5], [16.5, 12.5]]",
+    );
+    let message = quadflood::scenario::from_str(&crossing, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("weir[0].line") && message.contains("crosses itself near (22.5, 8.5)"),
+        "{message}"
+    );
 }

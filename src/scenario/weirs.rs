@@ -77,6 +77,15 @@ pub(crate) fn build(
         ));
     }
     let line = coords(&spec.line, Want::Line, &format!("{key}.line"), dir, frame)?;
+    if let Some([x, y]) = self_crossing(&line) {
+        return Err(bad(
+            &format!("{key}.line"),
+            format!(
+                "the line crosses itself near ({x:.1}, {y:.1}): a crest has two sides; draw \
+                 each part as a weir of its own"
+            ),
+        ));
+    }
     let cells = line_cells(frame, &line, &format!("{key}.line"))?;
     let wall: HashSet<(usize, usize)> = cells.iter().copied().collect();
     let length: f64 = line
@@ -153,6 +162,29 @@ fn sides(
         }
     }
     out
+}
+
+/// Where two segments of `line` that do not follow each other cross (a self-crossing weir
+/// line made water: the cells around the crossing lie on both sides of it), if they do.
+fn self_crossing(line: &[[f64; 2]]) -> Option<[f64; 2]> {
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
+    let segments: Vec<[[f64; 2]; 2]> = line.windows(2).map(|w| [w[0], w[1]]).collect();
+    for (i, p) in segments.iter().enumerate() {
+        for q in segments.iter().skip(i + 2) {
+            let (d1, d2) = (cross(q[0], q[1], p[0]), cross(q[0], q[1], p[1]));
+            let (d3, d4) = (cross(p[0], p[1], q[0]), cross(p[0], p[1], q[1]));
+            if d1 * d2 < 0.0 && d3 * d4 < 0.0 {
+                let t = d1 / (d1 - d2);
+                return Some([
+                    p[0][0] + t * (p[1][0] - p[0][0]),
+                    p[0][1] + t * (p[1][1] - p[0][1]),
+                ]);
+            }
+        }
+    }
+    None
 }
 
 /// The direction of the segment of `line` nearest to `p`.
