@@ -55,7 +55,7 @@ enum Command {
         profile: bool,
         /// Run the grid as K sub-domains with buffers of their own on this one GPU (ranks on
         /// threads): for grids larger than one storage binding allows.
-        #[arg(long, value_name = "K")]
+        #[arg(long, value_name = "K", value_parser = at_least_one)]
         split: Option<usize>,
     },
     /// Check a scenario without running it.
@@ -70,7 +70,7 @@ enum Command {
         scenario: PathBuf,
         #[arg(long, default_value = "out")]
         out: PathBuf,
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         ranks: usize,
         #[arg(long)]
         partition: Option<quadflood::partition::Method>,
@@ -116,6 +116,16 @@ enum Command {
         #[arg(long, value_name = "K")]
         split: Option<usize>,
     },
+}
+
+/// A count of ranks or sub-domains: `--split 0` and `--ranks 0` were taken as one.
+fn at_least_one(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(k) if k >= 1 => Ok(k),
+        _ => Err(format!(
+            "expected a whole number of at least 1, found {s:?}"
+        )),
+    }
 }
 
 fn main() -> ExitCode {

@@ -341,3 +341,89 @@ fn the_library_on_a_headless_machine_prints_no_errors() {
 fn opens_the_gpu_for_the_quiet_start_test() {
     quadflood::gpu::Gpu::open(None).expect("a GPU adapter");
 }
+
+/// A run into the folder its inputs come from must not write over them: a hydrograph named
+/// `mass_balance.csv` was replaced by the run's own balance (exit 0), and the next run
+/// failed on it; a nested model reading another run's `gauge_x.csv` from the folder it
+/// writes into would lose it the same way. Refused with exit 2, naming the key and the
+/// file, and the input is left as it was.
+#[test]
+fn a_run_does_not_write_over_its_own_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hydrograph = "t,Q\n0,1\n100,1\n";
+    std::fs::write(d.join("mass_balance.csv"), hydrograph).unwrap();
+    let scenario = GOOD.replace(
+        "[time]",
+        "[[boundary.segment]]\nedge = \"west\"\ntype = \"inflow\"\ndischarge = { csv = \"mass_balance.csv\", time_column = \"t\", value_column = \"Q\", time_unit = \"s\", unit = \"m3/s\" }\n\n[time]",
+    );
+    std::fs::write(d.join("s.toml"), &scenario).unwrap();
+    let s = d.join("s.toml");
+    let (code, stderr) = quadflood(&["run", s.to_str().unwrap(), "--out", d.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("mass_balance.csv") && stderr.contains("boundary.segment[0].discharge.csv"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("mass_balance.csv")).unwrap(),
+        hydrograph
+    );
+    // Into a folder of its own the same scenario runs.
+    let out = d.join("results");
+    let (code, stderr) = quadflood(&[
+        "run",
+        s.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// `--out` naming a file was an I/O failure (exit 1, "File exists"); it is bad input, and
+/// `--split 0` and `grid --ranks 0` were taken as one. Each exits 2 now, saying what was
+/// expected, and leaves the file as it was.
+#[test]
+fn an_out_that_is_a_file_and_zero_ranks_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("s.toml"), GOOD).unwrap();
+    let s = d.join("s.toml");
+    let file = d.join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let (code, stderr) = quadflood(&["run", s.to_str().unwrap(), "--out", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--out") && stderr.contains("expected a folder"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    let out = d.join("o");
+    let (code, stderr) = quadflood(&[
+        "run",
+        s.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--split",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--split") && stderr.contains("at least 1"),
+        "{stderr}"
+    );
+    let (code, stderr) = quadflood(&[
+        "grid",
+        s.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--ranks",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--ranks") && stderr.contains("at least 1"),
+        "{stderr}"
+    );
+}

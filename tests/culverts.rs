@@ -227,6 +227,19 @@ fn bad_culverts_are_refused_with_the_key_named() {
         .unwrap_err()
         .to_string();
     assert!(message.contains("share a cell"), "{message}");
+    // Two culverts of one name: structures.csv gave both columns that name.
+    let one = "shape = \"box\"\nwidth = 1.0\nheight = 1.0\nname = \"a\"";
+    let twice = basins(1.0, 0.2, one)
+        + &format!(
+            "\n[[culvert]]\ninlet = [20.5, 4.5]\noutlet = [28.5, 4.5]\nlength = 10.0\n{one}\n"
+        );
+    let message = quadflood::scenario::from_str(&twice, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("culvert[1].name") && message.contains("culvert[0].name too"),
+        "{message}"
+    );
 }
 
 /// A wide box fed along a 10-cell inlet line pours into one dry cell: the depth it piles

@@ -418,6 +418,16 @@ fn values_that_would_take_forever_are_refused_at_check() {
         "fine",
         &set("cfl = 0.05\ndt_max = 1e-3\ngauge_interval = 1e-3"),
     );
+    // Cells of 1e-45 m checked fine, then the run never took a step (its dt underflows
+    // what the GPU's clock can add); cells of 1e308 m ran into exit 4.
+    for (name, size) in [("tiny_cells", "1e-45"), ("huge_cells", "1e308")] {
+        let text = FLAT.replace("cell_size = 1.0", &format!("cell_size = {size}"));
+        check_refuses(d, name, &text, &["domain.cell_size", "from 0.001"]);
+    }
+    let mm = FLAT
+        .replace("cell_size = 1.0", "cell_size = 0.001")
+        .replace("x = 5.0\ny = 5.0", "x = 0.005\ny = 0.005");
+    check_passes(d, "mm_cells", &mm);
 }
 
 /// A run starting at t = 1e15 s passed `check` and then never ended: the GPU's clock (a

@@ -167,7 +167,10 @@ const MAX_VALUE_BYTES: u64 = 64;
 
 pub fn read_ascii_grid(path: &Path) -> Result<Raster, InputError> {
     let text = read_bounded(path)?;
-    let mut tokens = Tokens::new(&text);
+    // A UTF-8 byte order mark, as Windows editors save text: "ncols" behind it was not
+    // found.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut tokens = Tokens::new(text);
     let entries = read_header_entries(&mut tokens, path)?;
     let h = check_header(&entries, path)?;
     let mut data = read_values(&mut tokens, &h, text.len(), path)?;
@@ -200,6 +203,7 @@ fn read_bounded(path: &Path) -> Result<String, InputError> {
         Some(k) if head.len() as u64 >= HEADER_BYTES => &head[..k + 1],
         _ => &head,
     };
+    let lines = lines.strip_prefix('\u{feff}').unwrap_or(lines);
     let h = check_header(&read_header_entries(&mut Tokens::new(lines), path)?, path)?;
     let values = (h.ncols as u64).saturating_mul(h.nrows as u64);
     let max = HEADER_BYTES.saturating_add(values.saturating_mul(MAX_VALUE_BYTES));
@@ -674,6 +678,17 @@ mod tests {
         let text = std::fs::read_to_string(&out).unwrap();
         let rows: Vec<&str> = text.lines().skip(5).collect();
         assert_eq!(rows, ["0 9", "0 0", "7 0"]);
+    }
+
+    /// Saved by a Windows editor, with a byte order mark and CRLF: "ncols" behind the mark
+    /// was reported missing from the header.
+    #[test]
+    fn a_grid_with_a_byte_order_mark_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let text =
+            "\u{feff}ncols 2\r\nnrows 1\r\nxllcorner 0\r\nyllcorner 0\r\ncellsize 1\r\n5 6\r\n";
+        let r = read_ascii_grid(&write(dir.path(), "bom.asc", text)).unwrap();
+        assert_eq!(r.data, vec![5.0, 6.0]);
     }
 
     #[test]

@@ -34,9 +34,17 @@ impl OutDir {
         say: bool,
     ) -> Result<(OutDir, Series)> {
         let io = |e: std::io::Error| Error::Io(format!("{}: {e}", dir.display()));
+        if dir.exists() && !dir.is_dir() {
+            return Err(InputError::new(format!(
+                "--out {}: expected a folder (new or one quadflood wrote), found a file",
+                dir.display()
+            ))
+            .into());
+        }
         std::fs::create_dir_all(dir).map_err(io)?;
         let lock = lock(dir)?;
         refuse_foreign(dir)?;
+        refuse_inputs_in_the_way(dir, model)?;
         let (keep, series) = match restart {
             Some(r) => (kept_by(dir, r), resume_series(dir, model, r)?),
             None => (HashSet::new(), Series::create(dir, model).map_err(io)?),
@@ -81,6 +89,38 @@ impl OutDir {
         names.sort();
         Ok(names)
     }
+}
+
+/// Refuses (exit 2) a folder where the run would write over one of its own inputs: a
+/// hydrograph named `mass_balance.csv`, or another run's `gauge_x.csv` that drives this
+/// one, read from the folder it writes into, was replaced by this run's own file.
+fn refuse_inputs_in_the_way(dir: &Path, model: &Model) -> Result<()> {
+    let Ok(out) = dir.canonicalize() else {
+        return Ok(());
+    };
+    for (key, file) in &model.input_files {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        let folder = file.parent().and_then(|p| {
+            let p = if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            };
+            p.canonicalize().ok()
+        });
+        if let (Some(name), Some(folder)) = (name, folder) {
+            if folder == out && crate::io::names::is_run_file(&name) {
+                return Err(InputError::new(format!(
+                    "{key} names {}, which this run would write over in its output folder {}: \
+                     move the input, or give --out another folder",
+                    file.display(),
+                    dir.display()
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The series of the checkpoint's run, continued; a refusal names the checkpoint, whose

@@ -138,6 +138,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         resume: None,
         scenario_keys: Vec::new(),
         resolved_scenario: String::new(),
+        input_files: Vec::new(),
         partition: spec
             .parallel
             .partition

@@ -64,7 +64,39 @@ pub fn load_with(path: &Path, overrides: &[String]) -> Result<model::Model, Inpu
         build::build(&spec, dir).map_err(|e| if e.file.is_none() { e.in_file(path) } else { e })?;
     model.scenario_keys = digest::scenario_keys(&table);
     model.resolved_scenario = resolved_text(path, &text, &table, overrides)?;
+    model.input_files = named_files(&table, dir);
+    model
+        .input_files
+        .push(("the scenario file".into(), path.to_path_buf()));
     Ok(model)
+}
+
+/// Every string value of the scenario that names an existing file (relative to `dir`), with
+/// its key's dotted path.
+fn named_files(table: &toml::Table, dir: &Path) -> Vec<(String, std::path::PathBuf)> {
+    fn walk(key: &str, v: &toml::Value, dir: &Path, out: &mut Vec<(String, std::path::PathBuf)>) {
+        match v {
+            toml::Value::String(s) if !s.is_empty() && dir.join(s).is_file() => {
+                out.push((key.to_string(), dir.join(s)));
+            }
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    walk(&format!("{key}.{k}"), v, dir, out);
+                }
+            }
+            toml::Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    walk(&format!("{key}[{i}]"), v, dir, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (k, v) in table {
+        walk(k, v, dir, &mut out);
+    }
+    out
 }
 
 /// The scenario as resolved: the file as written (comments and all) when nothing is

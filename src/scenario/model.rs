@@ -297,6 +297,9 @@ pub struct Model {
     /// The scenario as this run resolved it (file and `--set`), as TOML: copied into the
     /// output folder (`resolved_scenario.toml`), so the results keep the inputs that made them.
     pub resolved_scenario: String,
+    /// Every file the scenario names that exists (its key's dotted path, the file), and the
+    /// scenario file itself: a run refuses an output folder where it would write over one.
+    pub input_files: Vec<(String, std::path::PathBuf)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -441,6 +444,7 @@ impl Model {
             }),
             scenario_keys: self.scenario_keys.clone(),
             resolved_scenario: self.resolved_scenario.clone(),
+            input_files: self.input_files.clone(),
         }
     }
 

@@ -277,15 +277,33 @@ fn read_csv(
         return Err(fail("expected a header line, the file is empty".into()));
     }
     let column = |want: Option<&str>, default: usize| -> Result<usize, InputError> {
-        match want {
-            None => Ok(default),
-            Some(w) => names.iter().position(|n| n == w).ok_or_else(|| {
-                let all: Vec<&str> = names.iter().collect();
-                fail(format!("no column named {w:?}; the header has {all:?}"))
-            }),
+        let Some(w) = want else {
+            return Ok(default);
+        };
+        let all: Vec<&str> = names.iter().collect();
+        let mut at = names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| *n == w)
+            .map(|(k, _)| k);
+        match (at.next(), at.next()) {
+            (Some(k), None) => Ok(k),
+            (None, _) => Err(fail(format!(
+                "no column named {w:?}; the header has {all:?}"
+            ))),
+            // The first of two was taken silently.
+            (Some(_), Some(_)) => Err(fail(format!(
+                "the header names {w:?} more than once ({all:?}): expected one column of that name"
+            ))),
         }
     };
     let (tc, vc) = (column(time_col, 0)?, column(value_col, 1)?);
+    if tc == vc {
+        return Err(fail(format!(
+            "the times and the values are the same column, {:?}: expected two columns",
+            &names[tc]
+        )));
+    }
     let mut times = Vec::new();
     let mut values = Vec::new();
     let mut lines = Vec::new();
@@ -465,6 +483,12 @@ mod tests {
         );
         let e = from_csv("\u{feff}\n", [None, None], "s").unwrap_err();
         assert!(e.message.contains("header"), "{e}");
+        // Both were taken silently: one column as times and values, and the first of two
+        // columns of one name.
+        let e = from_csv("t,Q\n0,1\n", [Some("Q"), Some("Q")], "s").unwrap_err();
+        assert!(e.message.contains("the same column, \"Q\""), "{e}");
+        let e = from_csv("t,Q,Q\n0,1,2\n", [None, Some("Q")], "s").unwrap_err();
+        assert!(e.message.contains("\"Q\" more than once"), "{e}");
     }
 
     #[test]

@@ -180,6 +180,7 @@ pub(crate) fn build(
     datum: f64,
     dir: &Path,
 ) -> Result<Vec<Structure>, InputError> {
+    refuse_shared_names(culverts, weirs)?;
     let mut out = Vec::new();
     for (k, s) in culverts.iter().enumerate() {
         let culvert = culvert(k, s, frame, grid, elevation, datum, dir)?;
@@ -202,6 +203,34 @@ pub(crate) fn build(
         }
     }
     Ok(out)
+}
+
+/// Refuses two culverts or weirs of one name: `structures.csv` gave both columns that name,
+/// and nothing told which was which.
+fn refuse_shared_names(
+    culverts: &[CulvertSpec],
+    weirs: &[super::weirs::WeirSpec],
+) -> Result<(), InputError> {
+    let named = culverts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| Some((format!("culvert[{k}].name"), c.name.as_ref()?)))
+        .chain(
+            weirs
+                .iter()
+                .enumerate()
+                .filter_map(|(k, w)| Some((format!("weir[{k}].name"), w.name.as_ref()?))),
+        );
+    let mut seen: std::collections::HashMap<&String, String> = Default::default();
+    for (key, name) in named {
+        if let Some(first) = seen.insert(name, key.clone()) {
+            return Err(bad(
+                &key,
+                format!("{name:?} is the name of {first} too: expected a name of its own"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Makes a rank that holds any of the structure's cells hold all of them.

@@ -39,12 +39,10 @@ pub(crate) fn frame(
         }
         refuse_impossible_elevations(&raster).map_err(|e| e.in_file(&path))?;
         let dx = cell_size.unwrap_or(raster.cellsize);
-        if !(dx > 0.0 && dx.is_finite()) {
-            return Err(bad(
-                "terrain.cell_size",
-                format!("expected a positive size in metres, found {dx}"),
-            ));
-        }
+        check_cell_size("terrain.cell_size", dx).map_err(|e| match cell_size {
+            Some(_) => e,
+            None => e.in_file(&path),
+        })?;
         // The model grid covers whole model cells inside the raster's extent.
         let cells = |n: usize| ((n as f64 * raster.cellsize / dx) + 1e-9).floor() as usize;
         let frame = Frame {
@@ -74,12 +72,7 @@ pub(crate) fn frame(
             "expected a [domain] table (cell_size, nx, ny) for synthetic terrain",
         )
     })?;
-    if !(d.cell_size > 0.0 && d.cell_size.is_finite()) {
-        return Err(bad(
-            "domain.cell_size",
-            format!("expected a positive size in metres, found {}", d.cell_size),
-        ));
-    }
+    check_cell_size("domain.cell_size", d.cell_size)?;
     if d.nx == 0 || d.ny == 0 {
         return Err(bad(
             "domain.nx",
@@ -102,6 +95,25 @@ pub(crate) fn frame(
         },
         None,
     ))
+}
+
+/// The smallest and largest model cells (m): below a millimetre a step's time underflows
+/// what the GPU's clock can add (a run at 1e-45 m checked fine and then never stepped), and
+/// a cell of 100 km is no flood model.
+const CELL_SIZE_RANGE: (f64, f64) = (1e-3, 1e5);
+
+fn check_cell_size(key: &str, dx: f64) -> Result<(), InputError> {
+    let (lo, hi) = CELL_SIZE_RANGE;
+    if !(dx >= lo && dx <= hi) {
+        return Err(bad(
+            key,
+            format!(
+                "expected a cell size in metres from {lo} to {hi:e}, found {dx} \
+                 (a raster in degrees has cells of about 1e-4)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 pub(crate) fn finite_origin(o: [f64; 2]) -> Result<(f64, f64), InputError> {
