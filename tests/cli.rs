@@ -400,30 +400,16 @@ fn an_out_that_is_a_file_and_zero_ranks_are_refused() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
     let out = d.join("o");
-    let (code, stderr) = quadflood(&[
-        "run",
-        s.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--split",
-        "0",
-    ]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("--split") && stderr.contains("at least 1"),
-        "{stderr}"
-    );
-    let (code, stderr) = quadflood(&[
-        "grid",
-        s.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--ranks",
-        "0",
-    ]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("--ranks") && stderr.contains("at least 1"),
-        "{stderr}"
-    );
+    let (s, out) = (s.to_str().unwrap(), out.to_str().unwrap());
+    for (args, flag) in [
+        (["run", s, "--out", out, "--split", "0"], "--split"),
+        (["grid", s, "--out", out, "--ranks", "0"], "--ranks"),
+    ] {
+        let (code, stderr) = quadflood(&args);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains("at least 1"),
+            "{stderr}"
+        );
+    }
 }
