@@ -196,8 +196,14 @@ pub fn load(
             unit_scale = factor(unit.as_deref(), quantity.units(), &format!("{key}.unit"))?;
             let columns = [time_column.as_deref(), value_column.as_deref()];
             let path = dir.join(csv);
-            let rows = read_csv(&path, columns, time)?;
-            check(&rows.first, &rows.second).map_err(|m| InputError::new(m).in_file(&path))?;
+            // The file and the line say where; the key says which input it is.
+            let csv_key = format!("{key}.csv");
+            let rows = read_csv(&path, columns, time).map_err(|e| match e.key {
+                None => e.at_key(&csv_key),
+                Some(_) => e,
+            })?;
+            check(&rows.first, &rows.second)
+                .map_err(|m| InputError::new(m).in_file(&path).at_key(&csv_key))?;
             (rows.first, rows.second)
         }
     };
@@ -489,6 +495,14 @@ mod tests {
         assert!(e.message.contains("the same column, \"Q\""), "{e}");
         let e = from_csv("t,Q,Q\n0,1,2\n", [None, Some("Q")], "s").unwrap_err();
         assert!(e.message.contains("\"Q\" more than once"), "{e}");
+        // The key too, not the file alone (times out of order named only "s.csv").
+        let e = from_csv("t,level\n60,1\n0,2\n", [None, None], "s").unwrap_err();
+        assert!(
+            e.key.as_deref() == Some("k.csv") && e.message.contains("times must increase"),
+            "{e}"
+        );
+        let e = from_csv("t,level\n0,one\n", [None, None], "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("k.csv"), "{e}");
     }
 
     #[test]
