@@ -167,6 +167,10 @@ fn structure_discharge(c: u32) -> StructureFlow {
         // step. A steady flow is the law's. (The initial scan bounds dt by the law's.)
         let r = sim.dt / max(structure_word(c, 12u), 1e-30);
         q = (forcing[params.n_series + c].z + r * q) / (1.0 + r);
+        // The relaxed discharge is held to what its delivering end can pass too: relaxing
+        // down from a larger one kept a culvert running from a cell gone dry, which made
+        // water (0.14 m³ on a draining slope, with exit 0).
+        q = clamp(q, -b.w, a.w);
     }
     return StructureFlow(q, structure_fill_bound(c, q));
 }

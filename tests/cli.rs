@@ -413,3 +413,26 @@ fn an_out_that_is_a_file_and_zero_ranks_are_refused() {
         );
     }
 }
+
+/// Messages in the scenario's words: a wrong type for `domain` (through `--set`) said
+/// "expected struct DomainSpec", a table where a depth goes said "data did not match any
+/// variant of untagged enum Value".
+#[test]
+fn wrong_types_are_named_in_the_scenarios_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s.toml");
+    std::fs::write(&s, GOOD).unwrap();
+    let (code, stderr) = quadflood(&["check", s.to_str().unwrap(), "--set", "domain=5"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("expected a table") && !stderr.contains("Spec"),
+        "{stderr}"
+    );
+    std::fs::write(&s, GOOD.replace("depth = 0.5", "depth = [1, 2]")).unwrap();
+    let (code, stderr) = quadflood(&["check", s.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a number, or an expression") && !stderr.contains("untagged"),
+        "{stderr}"
+    );
+}

@@ -46,7 +46,7 @@ pub fn load_with(path: &Path, overrides: &[String]) -> Result<model::Model, Inpu
         crate::io::bounded::MAX_SCENARIO_BYTES,
         "the most a scenario file may hold",
     )?;
-    let in_file = |e: toml::de::Error| InputError::new(e.to_string()).in_file(path);
+    let in_file = |e: toml::de::Error| InputError::new(plain(&e.to_string())).in_file(path);
     let mut table: toml::Table = toml::from_str(&text).map_err(in_file)?;
     for o in overrides {
         apply_override(&mut table, o)?;
@@ -97,6 +97,27 @@ fn named_files(table: &toml::Table, dir: &Path) -> Vec<(String, std::path::PathB
         walk(k, v, dir, &mut out);
     }
     out
+}
+
+/// A TOML reader's message in the scenario's words: "expected struct DomainSpec" (a Rust
+/// type, for `--set domain=5`) becomes "expected a table".
+fn plain(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(k) = rest.find("struct ") {
+        let (before, after) = rest.split_at(k);
+        let name_end = after[7..]
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(after.len(), |e| 7 + e);
+        out.push_str(before);
+        if after[7..name_end].ends_with("Spec") {
+            out.push_str("a table");
+        } else {
+            out.push_str(&after[..name_end]);
+        }
+        rest = &after[name_end..];
+    }
+    out + rest
 }
 
 /// The scenario as resolved: the file as written (comments and all) when nothing is

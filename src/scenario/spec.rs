@@ -127,7 +127,10 @@ pub enum TerrainSpec {
 
 /// A number, or an expression in x and y (metres).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a number, or an expression in x and y in quotes (\"1.5 - 0.01*x\")"
+)]
 pub enum Value {
     Number(f64),
     Expression(String),
