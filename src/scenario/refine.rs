@@ -4,7 +4,8 @@
 //! level, regions forced to a level, terrain relief or slope within the block, or nearness
 //! to inflow and stage edges, gauges and initial water. Blocks holding an inflow, stage,
 //! normal-depth or rating edge cell are always finest, so imposed discharges and levels
-//! fall on whole cells.
+//! fall on whole cells; so are blocks under a levee's crest, which a coarse cell would
+//! average away.
 
 use super::boundaries::edge_cells_where;
 use super::fields::Shape;
@@ -241,6 +242,7 @@ pub(crate) fn grid(
         }
         near.push((mark(&tiles, channel_cells(frame, elevation, area)), 0));
     }
+    near.push((mark(&tiles, crest_cells(spec, frame, dir)?.into_iter()), 0));
     let finest = forced
         .iter()
         .zip(&tiles.mixed)
@@ -266,6 +268,23 @@ pub(crate) fn grid(
 fn forced_edge_cells(frame: &Frame, bc_edge: &[u32], defs: &[BcDef]) -> Vec<(usize, usize)> {
     let forced = |id: u32| BcKind::imposes_flux(defs[id as usize].kind);
     edge_cells_where(frame.nx, frame.ny, bc_edge, forced)
+}
+
+/// Finest cells under a levee with a crest: their blocks stay finest, as a crestless levee's
+/// (a wall) do. On a coarse block the crest was averaged with the cells beside it: a 1.5 m
+/// crest on a 4 m cell stood 0.375 m high, and a 1 m deep pond poured over it.
+fn crest_cells(spec: &Spec, frame: &Frame, dir: &Path) -> Result<Vec<(usize, usize)>, InputError> {
+    let mut cells = Vec::new();
+    for (k, levee) in spec.levees.iter().enumerate() {
+        if levee.crest.is_none() {
+            continue;
+        }
+        let key = format!("levee[{k}].line");
+        let line =
+            super::frame::coords(&levee.line, crate::io::vector::Want::Line, &key, dir, frame)?;
+        cells.extend(super::frame::line_cells(frame, &line, &key)?);
+    }
+    Ok(cells)
 }
 
 /// Finest cells through which at least `area` (m²) drains.
