@@ -285,23 +285,32 @@ fn a_map_that_cannot_be_written_fails_the_run_by_name() {
         .starts_with("depth_0000005.0s.")));
 }
 
+/// `command` run as on a headless machine (no XDG_RUNTIME_DIR, nothing chosen for the
+/// Vulkan layers or the backend): whether it succeeded, its stdout and its stderr.
+fn headless(mut command: Command) -> (bool, String, String) {
+    let out = command
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .env_remove("WGPU_BACKEND")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A first run on a headless machine prints no spurious errors: probing wgpu's GL backend
 /// printed `error: XDG_RUNTIME_DIR is invalid or not set` twice (and listed every GPU a
 /// second time, as GL). `info` with no XDG_RUNTIME_DIR says nothing on stderr and lists
 /// no GL adapter.
 #[test]
 fn info_on_a_headless_machine_prints_no_errors() {
-    let out = Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .arg("info")
-        .env_remove("XDG_RUNTIME_DIR")
-        .env_remove("WGPU_BACKEND")
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}{stderr}");
+    let mut info = Command::new(env!("CARGO_BIN_EXE_quadflood"));
+    info.arg("info");
+    let (success, stdout, stderr) = headless(info);
+    assert!(success, "{stdout}{stderr}");
     assert!(!stderr.contains("error"), "stderr: {stderr}");
     assert!(!stdout.contains("(Gl,"), "a GL adapter listed: {stdout}");
 }
@@ -312,22 +321,14 @@ fn info_on_a_headless_machine_prints_no_errors() {
 /// below, in this same test binary, with no XDG_RUNTIME_DIR.
 #[test]
 fn the_library_on_a_headless_machine_prints_no_errors() {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--ignored",
-            "--exact",
-            "opens_the_gpu_for_the_quiet_start_test",
-        ])
-        .env_remove("XDG_RUNTIME_DIR")
-        .env_remove("NODEVICE_SELECT")
-        .env_remove("WGPU_BACKEND")
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}{stderr}");
+    let mut helper = Command::new(std::env::current_exe().unwrap());
+    helper.args([
+        "--ignored",
+        "--exact",
+        "opens_the_gpu_for_the_quiet_start_test",
+    ]);
+    let (success, stdout, stderr) = headless(helper);
+    assert!(success, "{stdout}{stderr}");
     assert!(
         stdout.contains("1 passed"),
         "the helper did not run: {stdout}"
