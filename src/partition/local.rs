@@ -283,10 +283,23 @@ impl LocalGrid {
             blocks.push(grid.blocks[g as usize]);
             neighbours.extend(held_neighbours(grid, g as usize, &local));
         }
-        let peers: BTreeSet<usize> = ghosts
+        // Both ways: the ranks whose blocks this rank holds, and those that hold one of this
+        // rank's. A rank can hold a block of a structure's far end through a ghost of its
+        // near end without the far end's owner holding any of its blocks; each side's list
+        // alone left one rank waiting for a message the other never sent (a deadlock).
+        let mut peers: BTreeSet<usize> = ghosts
             .iter()
             .map(|&g| p.owner[g as usize] as usize)
             .collect();
+        let holding_mine: Vec<usize> = (0..p.ranks)
+            .filter(|&q| q != rank && !peers.contains(&q))
+            .filter(|&q| {
+                ghosts_of(grid, p, q)
+                    .iter()
+                    .any(|&g| p.owner[g as usize] as usize == rank)
+            })
+            .collect();
+        peers.extend(holding_mine);
         let mut sends = Vec::new();
         let mut recvs = Vec::new();
         for &q in &peers {
