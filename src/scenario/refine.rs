@@ -279,10 +279,7 @@ fn crest_cells(spec: &Spec, frame: &Frame, dir: &Path) -> Result<Vec<(usize, usi
         if levee.crest.is_none() {
             continue;
         }
-        let key = format!("levee[{k}].line");
-        let line =
-            super::frame::coords(&levee.line, crate::io::vector::Want::Line, &key, dir, frame)?;
-        cells.extend(super::frame::line_cells(frame, &line, &key)?);
+        cells.extend(super::terrain::levee_cells(levee, k, frame, dir)?);
     }
     Ok(cells)
 }

@@ -318,8 +318,7 @@ pub(crate) fn levees(
                 format!("expected a finite elevation, found {crest}"),
             ));
         }
-        let line = coords(&levee.line, Want::Line, &format!("{key}.line"), dir, frame)?;
-        for (i, j) in line_cells(frame, &line, &format!("{key}.line"))? {
+        for (i, j) in levee_cells(levee, k, frame, dir)? {
             let z = &mut elevation[i + frame.nx * j];
             *z = match levee.crest {
                 Some(crest) if !z.is_nan() => z.max(crest),
@@ -329,6 +328,18 @@ pub(crate) fn levees(
         }
     }
     Ok(())
+}
+
+/// The finest cells under levee `k`'s line.
+pub(crate) fn levee_cells(
+    levee: &LeveeSpec,
+    k: usize,
+    frame: &Frame,
+    dir: &Path,
+) -> Result<Vec<(usize, usize)>, InputError> {
+    let key = format!("levee[{k}].line");
+    let line = coords(&levee.line, Want::Line, &key, dir, frame)?;
+    line_cells(frame, &line, &key)
 }
 
 pub(crate) fn friction(
