@@ -99,9 +99,9 @@ struct Params {
     peak_rate: f32,
     cfl_margin: f32,    // the lagged CFL limit's share that a step may take (timestep.wgsl)
     structure_count: u32, // culverts and weirs (structures.wgsl), whose discharges follow the series in `forcing`
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    duration_depth: f32, // depth (m) from which a cell counts as flooded (inundation duration)
+    debris_mid: f32,    // the UK hazard rating's debris factors (uk_rating in update.wgsl)
+    debris_high: f32,
 }
 
 // What the host changes between submissions.
@@ -165,9 +165,11 @@ struct BcDef {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> control: Control;
 @group(0) @binding(2) var<storage, read_write> sim: Sim;
-// Cell state (h, hu, hv, z): the step's start U^n, and the stage-1 result U*.
+// Cell state: the step's start U^n as (h, hu, hv, z), and the stage-1 result U* as
+// (h, hu, hv) alone, one array of 256 values per component and block (`staged_state`).
+// The bed stays in state_a only: 4 B per cell less memory and less traffic in stage 1.
 @group(0) @binding(3) var<storage, read_write> state_a: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> state_b: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> state_b: array<f32>;
 // g * n^2, precomputed so the friction term costs one multiply. [0, nblocks): per block,
 // the f32 bits of the value all its cells share, or FRICTION_PER_CELL | the entry where
 // its 256 cells' own values start. Most blocks lie in one land use, so most cells cost
@@ -198,11 +200,14 @@ struct BcDef {
 @group(0) @binding(15) var<storage, read_write> block_volume: array<vec4<f32>>;
 // Per cell over the run (src/scenario/maxima.rs): max depth; max speed and max depth x
 // speed as two f16; time codes of the max depth (low half) and of the arrival, when the
-// depth first reached params.arrival_depth (high half; NEVER_CODE while never).
+// depth first reached params.arrival_depth (high half; NEVER_CODE while never); the UK
+// hazard rating's maximum as f16 (low half) and the inundation duration in time codes
+// (high half).
 struct Peak {
     depth: f32,
     speed_hazard: u32,
     times: u32,
+    hazard_duration: u32,
 }
 @group(0) @binding(16) var<storage, read_write> maxima: array<Peak>;
 // Sources inside the domain, and rain. [0, nblocks): per block (first entry, entry count,

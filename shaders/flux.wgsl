@@ -103,21 +103,41 @@ fn to_primitive(s: vec4<f32>) -> vec4<f32> {
 fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
     let i = block * CELLS_PER_BLOCK + cell;
     if (stage == 2u) {
+        let start = state_a[i];
         if (wg_staged_halo == 1u) {
-            return state_b[i];
+            return with_bed(staged_state(i), start.w);
         }
-        return select(state_a[i], state_b[i], staged(block));
+        return select(start, with_bed(staged_state(i), start.w), staged(block));
     }
     return state_a[i];
+}
+
+// U* of cell i: its h, hu and hv lie 256 values apart, so that the threads of a block read
+// and write consecutive values.
+fn staged_state(i: u32) -> vec3<f32> {
+    let at = i + 2u * (i & ~(CELLS_PER_BLOCK - 1u));
+    return vec3<f32>(state_b[at], state_b[at + CELLS_PER_BLOCK], state_b[at + 2u * CELLS_PER_BLOCK]);
+}
+
+fn store_staged(i: u32, s: vec4<f32>) {
+    let at = i + 2u * (i & ~(CELLS_PER_BLOCK - 1u));
+    state_b[at] = s.x;
+    state_b[at + CELLS_PER_BLOCK] = s.y;
+    state_b[at + 2u * CELLS_PER_BLOCK] = s.z;
+}
+
+fn with_bed(s: vec3<f32>, z: f32) -> vec4<f32> {
+    return vec4<f32>(s, z);
 }
 
 // A cell of the workgroup's own block, which was launched this step: stage 2 reads its U*
 // without asking.
 fn load_own(stage: u32, block: u32, cell: u32) -> vec4<f32> {
+    let i = block * CELLS_PER_BLOCK + cell;
     if (stage == 2u) {
-        return state_b[block * CELLS_PER_BLOCK + cell];
+        return with_bed(staged_state(i), state_a[i].w);
     }
-    return state_a[block * CELLS_PER_BLOCK + cell];
+    return state_a[i];
 }
 
 // The cell at coordinates (gi, gj) of block nb's level, as primitive values. Blocks are
@@ -345,7 +365,11 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     // 1. Own cell and halo into workgroup memory.
     var own = vec4<f32>(0.0);
     if (cell_thread) {
-        own = load_own(stage, b, tid);
+        if (stage == 2u) {
+            own = with_bed(staged_state(cell), start.w);
+        } else {
+            own = load_own(stage, b, tid);
+        }
         tile[tile_index(li, lj)] = to_primitive(own);
     }
     if (tid < 128u) {
@@ -436,7 +460,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         }
     }
     if (stage == 1u && cell_thread) {
-        state_b[cell] = next;
+        store_staged(cell, next);
     } else if (stage == 2u && cell_thread) {
         state_a[cell] = next;
         if ((params.flags & FLAG_TRACK_MAX) != 0u && valid) {

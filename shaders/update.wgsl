@@ -70,10 +70,23 @@ fn peak_code(t: f32) -> u32 {
     return u32(clamp(round((t - params.peak_origin) * params.peak_rate), 0.0, LAST_CODE));
 }
 
+// The UK hazard rating HR = d (v + 0.5) + DF (src/io/hazard.rs, `uk_rating`).
+fn uk_rating(depth: f32, speed: f32) -> f32 {
+    var debris = 0.0;
+    if (depth > 0.75 || (depth > 0.25 && speed > 2.0)) {
+        debris = params.debris_high;
+    } else if (depth > 0.25) {
+        debris = params.debris_mid;
+    }
+    return depth * (speed + 0.5) + debris;
+}
+
 // The run's maxima at the end of a step, stored only where one grew: most steps of a
-// receding flood change none.
+// receding flood change none. A cell at least duration_depth deep adds the time codes the
+// step passed: over a wet spell they add up to the codes between its ends.
 fn track_maxima(cell: u32, s: vec4<f32>) {
-    let t = sim.t_hi + sim.t_lo + sim.dt;
+    let start = sim.t_hi + sim.t_lo;
+    let t = start + sim.dt;
     let m = maxima[cell];
     var speed = 0.0;
     if (s.x > params.dry_depth) {
@@ -89,7 +102,15 @@ fn track_maxima(cell: u32, s: vec4<f32>) {
     }
     let peaks = min(vec2<f32>(speed, s.x * speed), vec2<f32>(F16_MAX));
     let speed_hazard = pack2x16float(max(unpack2x16float(m.speed_hazard), peaks));
-    if (deeper || times != m.times || speed_hazard != m.speed_hazard) {
-        maxima[cell] = Peak(max(s.x, m.depth), speed_hazard, times);
+    let rating = clamp(uk_rating(s.x, speed), 0.0, F16_MAX);
+    var hazard_duration = max(pack2x16float(vec2<f32>(rating, 0.0)), m.hazard_duration & 0xffffu);
+    var duration = m.hazard_duration >> 16u;
+    if (s.x >= params.duration_depth) {
+        duration += peak_code(t) - peak_code(start);
+    }
+    hazard_duration |= duration << 16u;
+    if (deeper || times != m.times || speed_hazard != m.speed_hazard
+        || hazard_duration != m.hazard_duration) {
+        maxima[cell] = Peak(max(s.x, m.depth), speed_hazard, times, hazard_duration);
     }
 }

@@ -192,7 +192,7 @@ fn pruning_keeps_the_newest_checkpoints_by_the_time_they_hold() {
         let header = serde_json::json!({ "t": t });
         std::fs::write(
             dir.path().join(name),
-            format!("quadflood checkpoint 3\n{header}\n"),
+            format!("quadflood checkpoint 4\n{header}\n"),
         )
         .unwrap();
     }
@@ -376,7 +376,7 @@ fn a_checkpoint_of_the_previous_format_is_refused_clearly() {
 fn an_endless_file_as_checkpoint_is_refused_at_once() {
     let w = written();
     let endless = w.dir.path().join("endless.qfck");
-    let mut text = b"quadflood checkpoint 3\n{\"t\": ".to_vec();
+    let mut text = b"quadflood checkpoint 4\n{\"t\": ".to_vec();
     text.resize(64 << 20, b'7');
     std::fs::write(&endless, text).unwrap();
     for file in [Path::new("/dev/zero"), endless.as_path()] {

@@ -1,7 +1,7 @@
 //! The run's maxima maps against the maps written along the way: the GPU keeps them every
-//! step in 12 bytes a cell (max depth in f32, max speed and hazard in f16, times as 16-bit
-//! codes on the scenario's clock), so each must bound what the output times saw, within
-//! its own precision.
+//! step in 16 bytes a cell (max depth in f32, max speed, depth × speed and the UK hazard
+//! rating in f16, times and the inundation duration as 16-bit codes on the scenario's
+//! clock), so each must bound what the output times saw, within its own precision.
 
 use quadflood::io::ascii_grid::{read_ascii_grid, Raster};
 use std::path::Path;
@@ -62,18 +62,7 @@ fn maxima_bound_every_output_and_arrival_comes_first() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dam_break(dir.path());
     let out = dir.path().join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run(&scenario, &out);
     let max_depth = map(&out, "max_depth");
     let max_speed = map(&out, "max_speed");
     let max_hazard = map(&out, "max_hazard");
@@ -163,4 +152,148 @@ fn maxima_bound_every_output_and_arrival_comes_first() {
             );
         }
     }
+}
+
+/// The UK hazard rating's maximum bounds the rating of every output (same f16 precision as
+/// the other maxima) and its class map follows it; over the same dam break, a cell's
+/// inundation duration fits between its arrival and the end.
+#[test]
+fn the_uk_rating_bounds_every_output_and_its_class_follows() {
+    use quadflood::io::hazard::{uk_class, uk_rating, LandUse};
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dam_break(dir.path());
+    let out = dir.path().join("out");
+    run(&scenario, &out);
+    let rating = map(&out, "max_hazard_uk");
+    let class = map(&out, "max_hazard_uk_class");
+    let duration = map(&out, "inundation_duration");
+    let arrival = map(&out, "arrival_time");
+    let f16 = 2f64.powi(-11);
+    let mut classes = std::collections::BTreeSet::new();
+    for k in 1..=END as usize {
+        let t = k as f64;
+        let depth = map(&out, &format!("depth_{t:09.1}s"));
+        let speed = map(&out, &format!("speed_{t:09.1}s"));
+        for c in 0..depth.data.len() {
+            let (Some(h), Some(v)) = (value(&depth, c), value(&speed, c)) else {
+                continue;
+            };
+            if h == 0.0 {
+                continue;
+            }
+            // The ASCII maps' decimals can put a depth just past a debris limit.
+            let seen = uk_rating(h as f32, v as f32, LandUse::Urban).min(uk_rating(
+                (h - 1e-6) as f32,
+                (v - 1e-6).max(0.0) as f32,
+                LandUse::Urban,
+            )) as f64;
+            let max = value(&rating, c).expect("a wet cell has a maximum rating");
+            assert!(
+                max >= seen * (1.0 - f16) - 1e-5,
+                "cell {c} at t = {t}: max HR {max} < HR {seen} (depth {h}, speed {v})"
+            );
+        }
+    }
+    for c in 0..rating.data.len() {
+        let Some(r) = value(&rating, c) else {
+            assert_eq!(value(&class, c), None, "cell {c}: a class without a rating");
+            continue;
+        };
+        let k = value(&class, c).unwrap();
+        assert_eq!(k, uk_class(r as f32) as f64, "cell {c}: HR {r}, class {k}");
+        classes.insert(k as u8);
+        if let Some(d) = value(&duration, c) {
+            let came = value(&arrival, c).expect("a cell flooded long enough has arrived");
+            // The step that brings a cell to the depth counts whole: at most the still
+            // water's CFL step, 0.5 dx / sqrt(2 g) here.
+            let step = 0.5 / (2.0 * 9.81f64).sqrt();
+            assert!(
+                d >= 0.0 && d <= END - came + step + 2.0 * END / 65534.0 + 1e-3,
+                "cell {c}: flooded {d} s, arrived at {came} s of {END}"
+            );
+        }
+    }
+    assert!(
+        classes.len() >= 3,
+        "the dam break shows classes {classes:?}"
+    );
+}
+
+/// A pond on flat ground that the ground drinks at a steady rate falls linearly, so the
+/// time it stands above a depth is known: 0.1 m at 360 mm/h (1e-4 m/s) stays at or above
+/// 0.05 m for 500 s; a pond 0.2 m deep stays above for the whole 800 s; one of 0.04 m
+/// never counts.
+#[test]
+fn inundation_duration_is_the_time_above_the_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let end = 800.0;
+    let dt_max = 2.0;
+    for (pond, expected) in [(0.1, Some(500.0)), (0.2, Some(end)), (0.04, None)] {
+        let scenario = dir.path().join(format!("pond_{pond}.toml"));
+        std::fs::write(
+            &scenario,
+            format!(
+                r#"
+[domain]
+cell_size = 100.0
+nx = 16
+ny = 16
+
+[terrain]
+type = "flat"
+elevation = 0.0
+
+[initial]
+water_level = {pond}
+
+[friction]
+manning = 0.03
+
+[losses]
+model = "initial_continuing"
+initial = 0.0
+continuing = 360.0
+
+[time]
+dt_max = {dt_max}
+end = {end}
+output_interval = {end}
+
+[output]
+format = "ascii"
+png = false
+duration_depth = 0.05
+"#
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("out_{pond}"));
+        run(&scenario, &out);
+        let duration = map(&out, "inundation_duration");
+        for c in 0..duration.data.len() {
+            match (expected, value(&duration, c)) {
+                (None, None) => {}
+                (Some(e), Some(d)) => assert!(
+                    (d - e).abs() <= dt_max + 2.0 * end / 65534.0,
+                    "pond {pond} m, cell {c}: {d} s above 0.05 m, expected {e} s"
+                ),
+                (e, d) => panic!("pond {pond} m, cell {c}: duration {d:?}, expected {e:?}"),
+            }
+        }
+    }
+}
+
+fn run(scenario: &Path, out: &Path) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+        .args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .env("XDG_RUNTIME_DIR", "/tmp")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

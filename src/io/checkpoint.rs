@@ -1,9 +1,9 @@
 //! Checkpoints: the whole run's state in one file, written atomically, from which
 //! `quadflood run --restart FILE` continues bit for bit, on any number of ranks.
 //!
-//! Layout (format 3): the magic line, a JSON header line, then little-endian arrays in
+//! Layout (format 4): the magic line, a JSON header line, then little-endian arrays in
 //! global storage layout: state (h, hu, hv, bed) per stored cell, edge volumes per block,
-//! then, when the run tracks them, the maxima per cell (12 bytes, `scenario::maxima`),
+//! then, when the run tracks them, the maxima per cell (16 bytes, `scenario::maxima`),
 //! whose time codes follow the clock named in the header; when the run has losses, the
 //! depth each cell has lost (f32) and the volume each block has lost (double-f32); last,
 //! the CRC-32 (4 bytes) of
@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 const MAGIC_STEM: &str = "quadflood checkpoint";
 /// The layout's version, on the first line after MAGIC_STEM.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// Longest header line read (it lists every file the run wrote).
 const MOST_HEADER_BYTES: u64 = 16 << 20;
 /// Longest first line read.

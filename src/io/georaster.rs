@@ -282,11 +282,13 @@ pub fn write_geotiff_bands(
     // GDAL's error state is per thread; closing a dataset returns no result before GDAL
     // 3.7, so a failed write of its last blocks shows only there.
     unsafe { gdal_sys::CPLErrorReset() };
-    let driver = gdal::DriverManager::get_driver_by_name("GTiff").map_err(io)?;
-    let options =
-        RasterCreationOptions::from_iter(["TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3"]);
-    let mut ds = driver
-        .create_with_band_type_with_options::<f32, _>(path, r.ncols, r.nrows, bands.len(), &options)
+    // The bands are assembled in memory, then copied out as a Cloud Optimized GeoTIFF:
+    // tiles, then overviews (nearest neighbour, so no map shows a value the model did not
+    // produce) placed before the full-resolution data, so that GIS tools draw a large map
+    // zoomed out, or over HTTP, reading only what they show.
+    let memory = gdal::DriverManager::get_driver_by_name("MEM").map_err(io)?;
+    let mut ds = memory
+        .create_with_band_type::<f32, _>("", r.ncols, r.nrows, bands.len())
         .map_err(io)?;
     let top = r.yll + r.cellsize * r.nrows as f64;
     ds.set_geo_transform(&[r.xll, r.cellsize, 0.0, top, 0.0, -r.cellsize])
@@ -307,31 +309,22 @@ pub fn write_geotiff_bands(
         band.write((0, 0), (r.ncols, r.nrows), &mut buffer)
             .map_err(io)?;
     }
-    // Overviews inside the file, nearest-neighbour (no map shows a value the model did
-    // not produce): GIS tools draw a large map zoomed out without reading all of it.
-    let levels = overview_levels(r.ncols.max(r.nrows));
-    if !levels.is_empty() {
-        ds.build_overviews("NEAREST", &levels, &[]).map_err(io)?;
-    }
-    ds.close().map_err(io)?;
+    let cog = gdal::DriverManager::get_driver_by_name("COG").map_err(io)?;
+    let options = RasterCreationOptions::from_iter([
+        "COMPRESS=DEFLATE",
+        "PREDICTOR=YES",
+        "BLOCKSIZE=256",
+        "OVERVIEWS=AUTO",
+        "RESAMPLING=NEAREST",
+    ]);
+    let file = ds.create_copy(&cog, path, &options).map_err(io)?;
+    file.close().map_err(io)?;
     gdal_failure().map_or(Ok(()), |m| {
         Err(std::io::Error::other(format!(
             "{}: GDAL: {m}",
             path.display()
         )))
     })
-}
-
-/// Overview factors 2, 4, 8, ... until a map's longer side is within 256 pixels.
-#[cfg(feature = "gdal")]
-fn overview_levels(side: usize) -> Vec<i32> {
-    let mut levels = Vec::new();
-    let mut factor = 2;
-    while side / (factor / 2) > 256 {
-        levels.push(factor as i32);
-        factor *= 2;
-    }
-    levels
 }
 
 /// `s` for GDAL's C API (a NUL inside it, which C cannot hold, dropped).
@@ -434,10 +427,7 @@ mod tests {
     }
 
     #[test]
-    fn large_maps_carry_overviews_down_to_256_pixels() {
-        assert_eq!(overview_levels(200), Vec::<i32>::new());
-        assert_eq!(overview_levels(744), vec![2, 4]);
-        assert_eq!(overview_levels(4096), vec![2, 4, 8, 16]);
+    fn large_maps_are_cloud_optimized_with_overviews_down_to_256_pixels() {
         let dir = tempfile::tempdir().unwrap();
         let mut r = Raster::new(600, 300, 0.0, 0.0, 1.0, Some(-9999.0), 0.0);
         for (k, v) in r.data.iter_mut().enumerate() {
@@ -446,7 +436,13 @@ mod tests {
         let path = dir.path().join("big.tif");
         write_geotiff(&path, &r, None).unwrap();
         let ds = gdal::Dataset::open(&path).unwrap();
+        use gdal::Metadata;
+        assert_eq!(
+            ds.metadata_item("LAYOUT", "IMAGE_STRUCTURE").as_deref(),
+            Some("COG")
+        );
         let band = ds.rasterband(1).unwrap();
+        // 600 -> 300 -> 150: halved until within one 256-pixel tile.
         assert_eq!(band.overview_count().unwrap(), 2);
         // Nearest neighbour: the overview holds only values of the map.
         let ov = band.overview(0).unwrap();

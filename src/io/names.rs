@@ -114,10 +114,13 @@ const TIMED_MAPS: [&str; 7] = [
     "diagnostic_last_good_",
 ];
 /// Map names of the whole run (`{name}.{ext}`).
-const RUN_MAPS: [&str; 7] = [
+const RUN_MAPS: [&str; 10] = [
     "max_depth",
     "max_level",
     "max_hazard_arr",
+    "max_hazard_uk",
+    "max_hazard_uk_class",
+    "inundation_duration",
     "max_speed",
     "max_hazard",
     "time_of_max_depth",

@@ -6,7 +6,7 @@
 use crate::io::ascii_grid::{write_ascii_values, GridHeader};
 #[cfg(feature = "gdal")]
 use crate::io::georaster::{write_geotiff_bands, BandInfo};
-use crate::io::hazard::{arr_category, ARR_CATEGORIES};
+use crate::io::hazard::{arr_category, uk_class, ARR_CATEGORIES, UK_CLASSES};
 use crate::io::quicklook::{write_quicklook, QuickLook};
 use crate::io::writer::{write_maps, MapTask};
 use crate::scenario::maxima::Peak;
@@ -200,6 +200,7 @@ pub fn write_rasters(
 }
 
 const DEPTH: &str = "water depth";
+const UK_RATING: &str = "maximum UK flood hazard rating HR = d(v + 0.5) + DF (output.debris)";
 const LEVEL: &str = "water surface elevation (the terrain's vertical datum)";
 const SPEED: &str = "flow speed";
 const EASTWARD: &str = "eastward velocity u";
@@ -253,6 +254,30 @@ pub fn write_maxima(
                     let p = &peaks[c];
                     (p.depth > 0.0).then(|| arr_category(p.depth, p.speed(), p.hazard()) as f64)
                 }),
+            ),
+            task(
+                "max_hazard_uk",
+                Band::new(UK_RATING, "1", |c| {
+                    (peaks[c].depth > 0.0).then(|| peaks[c].uk_rating() as f64)
+                }),
+            ),
+            task(
+                "max_hazard_uk_class",
+                Band::new(UK_CLASSES, "class", |c| {
+                    let p = &peaks[c];
+                    (p.depth > 0.0).then(|| uk_class(p.uk_rating()) as f64)
+                }),
+            ),
+            task(
+                "inundation_duration",
+                Band::new(
+                    "time the depth stood at or above the duration depth (output.duration_depth)",
+                    "s",
+                    move |c| {
+                        let p = &peaks[c];
+                        (p.depth as f64 >= model.numerics.duration_depth).then(|| p.duration(clock))
+                    },
+                ),
             ),
             task(
                 "time_of_max_depth",

@@ -1,11 +1,15 @@
-//! The run's maxima per cell, as the GPU keeps them: 12 bytes a cell (`Peak` in
+//! The run's maxima per cell, as the GPU keeps them: 16 bytes a cell (`Peak` in
 //! `shaders/common.wgsl`), so that a run with maxima still fits in 48 bytes of GPU memory
 //! per cell.
 //!
 //! - max depth: f32;
 //! - max speed and max depth × speed: f16 each (3 significant digits, plenty for a map);
 //! - time of max depth and arrival time: 16-bit codes on the run's own clock, 65,534 steps
-//!   from the scenario's start to its end (1.3 s over a day, 13 s over ten days).
+//!   from the scenario's start to its end (1.3 s over a day, 13 s over ten days);
+//! - the UK hazard rating's maximum (f16) and the inundation duration: the clock's codes
+//!   that passed in the steps that ended with the cell at least `duration_depth` deep (each
+//!   wet spell counts the codes between its ends, so the duration is within a step and a
+//!   code of the truth per spell).
 
 use bytemuck::{Pod, Zeroable};
 use half::f16;
@@ -23,17 +27,32 @@ pub struct Peak {
     pub speed_hazard: u32,
     /// Time codes: time of max depth (low half), arrival time (high half, NEVER if none).
     pub times: u32,
+    /// Max UK hazard rating HR as f16 (low half); inundation duration in clock codes (high
+    /// half).
+    pub hazard_duration: u32,
 }
 
 impl Peak {
-    /// The maxima of a cell at the run's start: its state then, reached if `arrived`.
-    pub fn initial(depth: f32, speed: f32, code: u32, arrived: bool) -> Peak {
+    /// The maxima of a cell at the run's start: its state then, reached if `arrived`, with
+    /// its UK hazard rating `rating`.
+    pub fn initial(depth: f32, speed: f32, code: u32, arrived: bool, rating: f32) -> Peak {
         let arrival = if arrived { code } else { NEVER };
         Peak {
             depth,
             speed_hazard: pack_f16(speed, depth * speed),
             times: code | arrival << 16,
+            hazard_duration: pack_f16(rating, 0.0),
         }
+    }
+
+    /// Max of the UK hazard rating HR = d (v + 0.5) + DF (`crate::io::hazard`).
+    pub fn uk_rating(&self) -> f32 {
+        f16::from_bits(self.hazard_duration as u16).to_f32()
+    }
+
+    /// Seconds the cell stood at least `duration_depth` deep.
+    pub fn duration(&self, clock: &PeakClock) -> f64 {
+        (self.hazard_duration >> 16) as f64 * clock.quantum
     }
 
     pub fn speed(&self) -> f32 {
@@ -59,8 +78,12 @@ impl Peak {
     pub fn on_clock(&self, from: &PeakClock, to: &PeakClock) -> Peak {
         let max_at = to.code(self.time_of_max_depth(from));
         let arrival = self.arrival(from).map_or(NEVER, |t| to.code(t));
+        let duration = (self.duration(from) / to.quantum)
+            .round()
+            .min(LAST_CODE as f64) as u32;
         Peak {
             times: max_at | arrival << 16,
+            hazard_duration: (self.hazard_duration & 0xffff) | duration << 16,
             ..*self
         }
     }
@@ -125,16 +148,17 @@ mod tests {
     #[test]
     fn a_peak_keeps_speed_and_hazard_to_f16_and_knows_unreached_cells() {
         let clock = PeakClock::new(0.0, 3600.0);
-        let p = Peak::initial(2.5, 3.25, clock.code(1800.0), true);
+        let p = Peak::initial(2.5, 3.25, clock.code(1800.0), true, 10.375);
         assert_eq!((p.depth, p.speed(), p.hazard()), (2.5, 3.25, 8.125));
+        assert_eq!((p.uk_rating(), p.duration(&clock)), (10.375, 0.0));
         assert_eq!(p.time_of_max_depth(&clock), 1800.0 + 0.0 * clock.quantum);
         assert_eq!(p.arrival(&clock), Some(clock.time(clock.code(1800.0))));
         let speed = 1.2345f32;
-        let q = Peak::initial(0.001, speed, 0, false);
+        let q = Peak::initial(0.001, speed, 0, false, 0.0);
         assert!((q.speed() - speed).abs() <= speed * 2f32.powi(-11));
         assert_eq!(q.arrival(&clock), None);
         assert_eq!(
-            Peak::initial(1e3, 1e3, 0, false).hazard(),
+            Peak::initial(1e3, 1e3, 0, false, 0.0).hazard(),
             f16::MAX.to_f32()
         );
     }
@@ -143,9 +167,13 @@ mod tests {
     fn a_peak_moves_to_a_longer_clock() {
         let short = PeakClock::new(0.0, 3600.0);
         let long = PeakClock::new(0.0, 7200.0);
-        let p = Peak::initial(1.0, 0.5, short.code(1000.0), true).on_clock(&short, &long);
+        let mut p = Peak::initial(1.0, 0.5, short.code(1000.0), true, 2.0);
+        p.hazard_duration |= 1000 << 16;
+        let p = p.on_clock(&short, &long);
         assert!((p.time_of_max_depth(&long) - 1000.0).abs() <= long.quantum);
-        let never = Peak::initial(0.0, 0.0, 0, false).on_clock(&short, &long);
+        assert!((p.duration(&long) - 1000.0 * short.quantum).abs() <= long.quantum / 2.0);
+        assert_eq!(p.uk_rating(), 2.0);
+        let never = Peak::initial(0.0, 0.0, 0, false, 0.0).on_clock(&short, &long);
         assert_eq!(never.arrival(&long), None);
     }
 }

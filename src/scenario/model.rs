@@ -28,6 +28,10 @@ pub struct Numerics {
     pub track_maxima: bool,
     /// Depth (m) at which a cell counts as reached by the flood (arrival time).
     pub arrival_depth: f64,
+    /// Depth (m) from which a cell counts as flooded, for the inundation duration.
+    pub duration_depth: f64,
+    /// The land use whose debris factors the UK hazard rating takes.
+    pub debris: crate::io::hazard::LandUse,
     /// The largest relative mass error a run may reach before it stops (balance::check).
     pub max_mass_error: f64,
 }
@@ -43,6 +47,8 @@ impl Default for Numerics {
             skip_dry_blocks: true,
             track_maxima: true,
             arrival_depth: 0.01,
+            duration_depth: 0.01,
+            debris: crate::io::hazard::LandUse::Urban,
             max_mass_error: 1e-4,
         }
     }

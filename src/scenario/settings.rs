@@ -145,6 +145,22 @@ pub(crate) fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
             format!("expected a depth > 0 m, found {arrival_depth}"),
         ));
     }
+    let duration_depth = spec.output.duration_depth.unwrap_or(arrival_depth);
+    if !(duration_depth > 0.0 && duration_depth.is_finite()) {
+        return Err(bad(
+            "output.duration_depth",
+            format!("expected a depth > 0 m, found {duration_depth}"),
+        ));
+    }
+    let debris = match spec.output.debris.as_deref() {
+        None => d.debris,
+        Some(name) => crate::io::hazard::LandUse::parse(name).ok_or_else(|| {
+            bad(
+                "output.debris",
+                format!("expected \"urban\", \"woodland\" or \"pasture\", found {name:?}"),
+            )
+        })?,
+    };
     let max_mass_error = n.max_mass_error.unwrap_or(d.max_mass_error);
     if !(max_mass_error > 0.0 && max_mass_error < 1.0) {
         return Err(bad(
@@ -171,6 +187,8 @@ pub(crate) fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
         skip_dry_blocks: n.skip_dry_blocks.unwrap_or(d.skip_dry_blocks),
         track_maxima: spec.output.maxima,
         arrival_depth,
+        duration_depth,
+        debris,
         max_mass_error,
     })
 }

@@ -523,6 +523,12 @@ pub struct OutputSpec {
     pub maxima: bool,
     /// Depth (m) at which a cell counts as reached, for the arrival-time map.
     pub arrival_depth: Option<f64>,
+    /// Depth (m) from which a cell counts as flooded, for the inundation duration map
+    /// (default: `arrival_depth`).
+    pub duration_depth: Option<f64>,
+    /// Land use of the UK hazard rating's debris factors: "urban" (default), "woodland"
+    /// or "pasture".
+    pub debris: Option<String>,
     /// "geotiff" (default with GDAL) or "ascii".
     pub format: Option<String>,
     /// Maps of the model as built, in `check/`: the bed, Manning's n, block levels, and the
@@ -545,6 +551,8 @@ impl Default for OutputSpec {
             animation: true,
             maxima: true,
             arrival_depth: None,
+            duration_depth: None,
+            debris: None,
             format: None,
             check: None,
             netcdf: None,

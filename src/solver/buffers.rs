@@ -78,7 +78,9 @@ pub(super) fn params_of(model: &Model, split: Split) -> Params {
         peak_rate: (1.0 / model.peak_clock.quantum) as f32,
         cfl_margin: CFL_MARGIN,
         structure_count: model.structures.len() as u32,
-        pad: [0; 3],
+        duration_depth: n.duration_depth as f32,
+        debris_mid: n.debris.debris_factors()[0],
+        debris_high: n.debris.debris_factors()[1],
     }
 }
 
@@ -158,7 +160,7 @@ pub(super) fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wg
         gpu.buffer_with("control", &[control], U::UNIFORM | U::COPY_DST),
         gpu.buffer_with("sim", &[initial_record(model, split)], storage),
         gpu.buffer_with("state_a", &state, storage),
-        gpu.buffer_with("state_b", &state, storage),
+        staged_state(gpu, grid.stored_cells(), storage),
         gpu.buffer_with("friction", &friction_table(model), storage),
         gpu.buffer_with("blocks", &grid.blocks, storage),
         gpu.buffer_with("neighbours", &grid.neighbours, storage),
@@ -193,6 +195,17 @@ pub(super) fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wg
         all: Vec::new(),
     };
     (buffers, all)
+}
+
+/// U*, the stage-1 result: h, hu and hv of every cell (the bed stays in state_a), filled by
+/// stage 1 before stage 2 reads it.
+fn staged_state(gpu: &Gpu, cells: usize, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("state_b"),
+        size: (cells.max(1) * 12) as u64,
+        usage,
+        mapped_at_creation: false,
+    })
 }
 
 /// The value of environment variable `name` when it is one of `choices` (overrides for
@@ -368,7 +381,8 @@ pub(super) fn initial_maxima(model: &Model) -> Vec<Peak> {
             } else {
                 0.0
             };
-            Peak::initial(h, speed, code, h >= reached)
+            let rating = crate::io::hazard::uk_rating(h, speed, model.numerics.debris);
+            Peak::initial(h, speed, code, h >= reached, rating)
         })
         .collect()
 }

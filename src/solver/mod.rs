@@ -129,7 +129,11 @@ struct Params {
     /// The share of the last state's CFL limit a step may take (see `CFL_MARGIN`).
     cfl_margin: f32,
     structure_count: u32,
-    pad: [u32; 3],
+    /// Depth from which a cell counts as flooded, for the inundation duration.
+    duration_depth: f32,
+    /// The UK hazard rating's debris factors (io::hazard::LandUse::debris_factors).
+    debris_mid: f32,
+    debris_high: f32,
 }
 
 #[repr(C)]

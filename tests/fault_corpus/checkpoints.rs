@@ -252,8 +252,8 @@ fn not_a_checkpoint(c: &mut Case, out: &Path, r: &Reference) -> (PathBuf, String
         out.join("summary.json"),
         out.join("mass_balance.csv"),
         c.write("empty.qfck", b""),
-        c.write("magic.qfck", b"quadflood checkpoint 3\n"),
-        c.write("magic_only.qfck", b"quadflood checkpoint 3"),
+        c.write("magic.qfck", b"quadflood checkpoint 4\n"),
+        c.write("magic_only.qfck", b"quadflood checkpoint 4"),
         c.dir.clone(),
         c.dir.join("missing.qfck"),
         PathBuf::from("/dev/null"),
@@ -383,14 +383,14 @@ fn damaged_bytes(c: &mut Case, s: &Start, plan: &mut Plan, draw: usize) {
         _ => {
             let (_, h, rest) = split(&s.bytes).unwrap();
             let first = *c.rng.pick(&[
-                "quadflood checkpoint 2",
-                "quadflood checkpoint 4",
+                "quadflood checkpoint 3",
+                "quadflood checkpoint 5",
                 "quadflood checkpoint",
                 "quadflood checkpoint -1",
                 "quadflood checkpoint 99999999999999999999",
-                "QUADFLOOD CHECKPOINT 3",
-                "quadflood checkpoint 3 ",
-                "\u{feff}quadflood checkpoint 3",
+                "QUADFLOOD CHECKPOINT 4",
+                "quadflood checkpoint 4 ",
+                "\u{feff}quadflood checkpoint 4",
             ]);
             c.note(format!("first line {first:?}"));
             b = join(first, &h.to_string(), &rest);
