@@ -166,10 +166,11 @@ struct BcDef {
 @group(0) @binding(1) var<uniform> control: Control;
 @group(0) @binding(2) var<storage, read_write> sim: Sim;
 // Cell state: the step's start U^n as (h, hu, hv, z), and the stage-1 result U* as
-// (h, hu, hv) alone, one array of 256 values per component and block (`staged_state`).
-// The bed stays in state_a only: 4 B per cell less memory and less traffic in stage 1.
+// (h, hu, hv) alone, STAGED_PER_BLOCK pairs a block (`staged_state` in flux.wgsl). The bed
+// stays in state_a only: 4 B per cell less memory and less traffic in stage 1.
 @group(0) @binding(3) var<storage, read_write> state_a: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> state_b: array<f32>;
+@group(0) @binding(4) var<storage, read_write> state_b: array<vec2<f32>>;
+const STAGED_PER_BLOCK: u32 = 384u;
 // g * n^2, precomputed so the friction term costs one multiply. [0, nblocks): per block,
 // the f32 bits of the value all its cells share, or FRICTION_PER_CELL | the entry where
 // its 256 cells' own values start. Most blocks lie in one land use, so most cells cost

@@ -112,18 +112,21 @@ fn load_cell(stage: u32, block: u32, cell: u32) -> vec4<f32> {
     return state_a[i];
 }
 
-// U* of cell i: its h, hu and hv lie 256 values apart, so that the threads of a block read
-// and write consecutive values.
+// U* of cell i. A block's 256 cells hold (hu, hv) as 256 pairs, then h as 128 pairs (two
+// cells to a pair): two loads a cell, each coalesced over the block's threads.
 fn staged_state(i: u32) -> vec3<f32> {
-    let at = i + 2u * (i & ~(CELLS_PER_BLOCK - 1u));
-    return vec3<f32>(state_b[at], state_b[at + CELLS_PER_BLOCK], state_b[at + 2u * CELLS_PER_BLOCK]);
+    let base = (i >> 8u) * STAGED_PER_BLOCK;
+    let c = i & (CELLS_PER_BLOCK - 1u);
+    let momentum = state_b[base + c];
+    let depth = state_b[base + CELLS_PER_BLOCK + (c >> 1u)][c & 1u];
+    return vec3<f32>(depth, momentum);
 }
 
 fn store_staged(i: u32, s: vec4<f32>) {
-    let at = i + 2u * (i & ~(CELLS_PER_BLOCK - 1u));
-    state_b[at] = s.x;
-    state_b[at + CELLS_PER_BLOCK] = s.y;
-    state_b[at + 2u * CELLS_PER_BLOCK] = s.z;
+    let base = (i >> 8u) * STAGED_PER_BLOCK;
+    let c = i & (CELLS_PER_BLOCK - 1u);
+    state_b[base + c] = s.yz;
+    state_b[base + CELLS_PER_BLOCK + (c >> 1u)][c & 1u] = s.x;
 }
 
 fn with_bed(s: vec3<f32>, z: f32) -> vec4<f32> {
@@ -464,7 +467,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     } else if (stage == 2u && cell_thread) {
         state_a[cell] = next;
         if ((params.flags & FLAG_TRACK_MAX) != 0u && valid) {
-            track_maxima(cell, next);
+            track_maxima(cell, next, start.x);
         }
     }
     if (stage != 1u && !cell_thread) {

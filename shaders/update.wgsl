@@ -82,9 +82,11 @@ fn uk_rating(depth: f32, speed: f32) -> f32 {
 }
 
 // The run's maxima at the end of a step, stored only where one grew: most steps of a
-// receding flood change none. A cell at least duration_depth deep adds the time codes the
-// step passed: over a wet spell they add up to the codes between its ends.
-fn track_maxima(cell: u32, s: vec4<f32>) {
+// receding flood change none. The inundation duration is kept running (see
+// src/scenario/maxima.rs, `Peak::running`): while a cell stands at least duration_depth
+// deep, it holds the duration less the time code its wet spell began at, so that only the
+// steps that begin and end a spell write it.
+fn track_maxima(cell: u32, s: vec4<f32>, before: f32) {
     let start = sim.t_hi + sim.t_lo;
     let t = start + sim.dt;
     let m = maxima[cell];
@@ -105,8 +107,11 @@ fn track_maxima(cell: u32, s: vec4<f32>) {
     let rating = clamp(uk_rating(s.x, speed), 0.0, F16_MAX);
     var hazard_duration = max(pack2x16float(vec2<f32>(rating, 0.0)), m.hazard_duration & 0xffffu);
     var duration = m.hazard_duration >> 16u;
-    if (s.x >= params.duration_depth) {
-        duration += peak_code(t) - peak_code(start);
+    let flooded = s.x >= params.duration_depth;
+    if (flooded != (before >= params.duration_depth)) {
+        // A spell that begins counts from this step's start; one that ends, to it.
+        let at = peak_code(start);
+        duration = select(duration + at, duration - at, flooded) & 0xffffu;
     }
     hazard_duration |= duration << 16u;
     if (deeper || times != m.times || speed_hazard != m.speed_hazard

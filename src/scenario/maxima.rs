@@ -9,7 +9,9 @@
 //! - the UK hazard rating's maximum (f16) and the inundation duration: the clock's codes
 //!   that passed in the steps that ended with the cell at least `duration_depth` deep (each
 //!   wet spell counts the codes between its ends, so the duration is within a step and a
-//!   code of the truth per spell).
+//!   code of the truth per spell). On the GPU the duration is kept *running* (`Spells`):
+//!   while a spell lasts it holds the duration less the code the spell began at (modulo
+//!   2^16), so only a spell's first and last steps write the record, not every step.
 
 use bytemuck::{Pod, Zeroable};
 use half::f16;
@@ -89,6 +91,43 @@ impl Peak {
     }
 }
 
+/// Turns the running inundation durations the GPU keeps into durations and back, from the
+/// cells' depths and the clock where they stand.
+#[derive(Clone, Copy, Debug)]
+pub struct Spells {
+    /// `duration_depth` as the GPU compares it.
+    pub depth: f32,
+    pub clock: PeakClock,
+}
+
+impl Spells {
+    /// Durations as the GPU keeps them (the cells `depth` deep at clock `t`, double-f32).
+    pub fn running(&self, peaks: &mut [Peak], depth: impl Fn(usize) -> f32, t: (f32, f32)) {
+        self.shift(peaks, depth, t, |d, code| d.wrapping_sub(code))
+    }
+
+    /// The durations so far, from what the GPU keeps.
+    pub fn settled(&self, peaks: &mut [Peak], depth: impl Fn(usize) -> f32, t: (f32, f32)) {
+        self.shift(peaks, depth, t, |d, code| d.wrapping_add(code))
+    }
+
+    fn shift(
+        &self,
+        peaks: &mut [Peak],
+        depth: impl Fn(usize) -> f32,
+        t: (f32, f32),
+        by: impl Fn(u32, u32) -> u32,
+    ) {
+        let code = self.clock.gpu_code(t);
+        for (k, p) in peaks.iter_mut().enumerate() {
+            if depth(k) >= self.depth {
+                let duration = by(p.hazard_duration >> 16, code) & 0xffff;
+                p.hazard_duration = (p.hazard_duration & 0xffff) | duration << 16;
+            }
+        }
+    }
+}
+
 /// Two f16 in one u32, as WGSL's pack2x16float lays them out (the first in the low half).
 fn pack_f16(low: f32, high: f32) -> u32 {
     let bits = |v: f32| f16::from_f32(v.min(f16::MAX.to_f32())).to_bits() as u32;
@@ -122,6 +161,20 @@ impl PeakClock {
         ((t - self.origin) / self.quantum)
             .round()
             .clamp(0.0, LAST_CODE as f64) as u32
+    }
+
+    /// The code of double-f32 time `t` as the GPU computes it (`peak_code` in
+    /// shaders/update.wgsl: f32, halves to even).
+    pub fn gpu_code(&self, t: (f32, f32)) -> u32 {
+        let (origin, rate) = self.gpu_params();
+        ((t.0 + t.1 - origin) * rate)
+            .round_ties_even()
+            .clamp(0.0, LAST_CODE as f32) as u32
+    }
+
+    /// `params.peak_origin` and `params.peak_rate`.
+    pub fn gpu_params(&self) -> (f32, f32) {
+        (self.origin as f32, (1.0 / self.quantum) as f32)
     }
 
     pub fn time(&self, code: u32) -> f64 {
@@ -161,6 +214,35 @@ mod tests {
             Peak::initial(1e3, 1e3, 0, false, 0.0).hazard(),
             f16::MAX.to_f32()
         );
+    }
+
+    #[test]
+    fn running_durations_come_back_as_they_went() {
+        let clock = PeakClock::new(0.0, 100.0);
+        let spells = Spells { depth: 0.05, clock };
+        let depths = [0.1f32, 0.01, 0.05];
+        let mut peaks: Vec<Peak> = [700u32, 300, 0]
+            .iter()
+            .map(|&d| Peak {
+                hazard_duration: 0x3c00 | d << 16,
+                ..Default::default()
+            })
+            .collect();
+        let before = peaks.clone();
+        let t = (60.0, 1e-6);
+        spells.running(&mut peaks, |k| depths[k], t);
+        let code = clock.gpu_code(t);
+        assert!(code > 700, "the test needs a code past the first duration");
+        // Flooded cells hold the duration less the code now, modulo 2^16; others as they were.
+        assert_eq!(
+            peaks[0].hazard_duration >> 16,
+            (700 + 65536 - code) & 0xffff
+        );
+        assert_eq!(peaks[1], before[1]);
+        assert_eq!(peaks[2].hazard_duration >> 16, 65536 - code);
+        assert_eq!(peaks[0].uk_rating(), 1.0);
+        spells.settled(&mut peaks, |k| depths[k], t);
+        assert_eq!(peaks, before);
     }
 
     #[test]

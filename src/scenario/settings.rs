@@ -146,10 +146,14 @@ pub(crate) fn numerics(spec: &Spec) -> Result<Numerics, InputError> {
         ));
     }
     let duration_depth = spec.output.duration_depth.unwrap_or(arrival_depth);
-    if !(duration_depth > 0.0 && duration_depth.is_finite()) {
+    // A block the solver leaves out holds no cell deeper than dry_depth: none of its
+    // cells may count as flooded.
+    if !(duration_depth > dry_depth && duration_depth.is_finite()) {
         return Err(bad(
             "output.duration_depth",
-            format!("expected a depth > 0 m, found {duration_depth}"),
+            format!(
+                "expected a depth above numerics.dry_depth ({dry_depth} m), found {duration_depth}"
+            ),
         ));
     }
     let debris = match spec.output.debris.as_deref() {

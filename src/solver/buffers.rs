@@ -74,8 +74,8 @@ pub(super) fn params_of(model: &Model, split: Split) -> Params {
         arrival_depth: n.arrival_depth as f32,
         rain_count: model.rain.weights.len() as u32,
         regular_blocks: split.regular,
-        peak_origin: model.peak_clock.origin as f32,
-        peak_rate: (1.0 / model.peak_clock.quantum) as f32,
+        peak_origin: model.peak_clock.gpu_params().0,
+        peak_rate: model.peak_clock.gpu_params().1,
         cfl_margin: CFL_MARGIN,
         structure_count: model.structures.len() as u32,
         duration_depth: n.duration_depth as f32,
@@ -367,9 +367,16 @@ pub(super) fn initial_maxima(model: &Model) -> Vec<Peak> {
     if !model.numerics.track_maxima {
         return vec![Peak::default()];
     }
-    if let Some(r) = &model.resume {
-        return r.maxima.clone();
-    }
+    let (mut peaks, t) = match &model.resume {
+        Some(r) => (r.maxima.clone(), r.t),
+        None => (first_maxima(model), split_f64(model.t_start)),
+    };
+    spells(model).running(&mut peaks, |k| model.depth[k], t);
+    peaks
+}
+
+/// The maxima of the initial state.
+fn first_maxima(model: &Model) -> Vec<Peak> {
     let dry = model.numerics.dry_depth as f32;
     let code = model.peak_clock.code(model.t_start);
     let reached = model.numerics.arrival_depth as f32;
@@ -385,6 +392,14 @@ pub(super) fn initial_maxima(model: &Model) -> Vec<Peak> {
             Peak::initial(h, speed, code, h >= reached, rating)
         })
         .collect()
+}
+
+/// How the GPU's running inundation durations turn into durations.
+pub(super) fn spells(model: &Model) -> Spells {
+    Spells {
+        depth: model.numerics.duration_depth as f32,
+        clock: model.peak_clock,
+    }
 }
 
 /// Wet and launched flags: own blocks get theirs from the first scan; ghosts are wet if any

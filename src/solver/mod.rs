@@ -37,7 +37,7 @@ pub use stepper::Stepper;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::grid::{CELLS_PER_BLOCK, NONE};
-use crate::scenario::maxima::Peak;
+use crate::scenario::maxima::{Peak, Spells};
 use crate::scenario::model::{BcDef, BcKind, Model, Resume};
 use bytemuck::{Pod, Zeroable};
 use kernels::{binding, Kernels};
@@ -295,6 +295,8 @@ pub struct Simulation<'g> {
     /// Some cells lose water to the ground (`[losses]`).
     has_losses: bool,
     has_structures: bool,
+    /// Turns the maxima's running inundation durations into durations.
+    spells: Spells,
     /// Where the structures' discharges sit in `forcing` (first slot) and how many.
     structure_slots: (usize, usize),
     /// The dispatches of each step, in order.
@@ -401,6 +403,7 @@ impl<'g> Simulation<'g> {
             scan_groups,
             has_losses: model.losses.any(),
             has_structures: !model.structures.is_empty(),
+            spells: spells(model),
             structure_slots: (model.series.len(), model.structures.len()),
             resumed: model.resume.is_some(),
             status: Status {

@@ -21,8 +21,15 @@ impl Simulation<'_> {
         let r: SimRecord = self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0];
         let tracked = self.buffers.maxima.size() as usize >= cells * size_of::<Peak>();
         let (infiltrated, loss_volume) = self.read_losses();
+        let state: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.state_a, 0, cells);
+        let mut maxima = Vec::new();
+        if tracked {
+            maxima = self.gpu.read_buffer(&self.buffers.maxima, 0, cells);
+            self.spells
+                .settled(&mut maxima, |k| state[k][0], (r.t_hi, r.t_lo));
+        }
         Snapshot {
-            state: self.gpu.read_buffer(&self.buffers.state_a, 0, cells),
+            state,
             resume: Resume {
                 t: (r.t_hi, r.t_lo),
                 steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
@@ -32,11 +39,7 @@ impl Simulation<'_> {
                 rain: (r.rain_hi, r.rain_lo),
                 steps_planned_again: r.cfl_replans,
                 block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
-                maxima: if tracked {
-                    self.gpu.read_buffer(&self.buffers.maxima, 0, cells)
-                } else {
-                    Vec::new()
-                },
+                maxima,
                 infiltrated,
                 loss_volume,
                 structure_flows: self.read_structure_flows(),
