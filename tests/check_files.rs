@@ -90,12 +90,14 @@ fn check_maps_show_the_model_as_built() {
     let (nx, ny) = (96, 64);
     let at = |r: &Raster, i: usize, j: usize| r.data[i + nx * j];
 
-    // The bed: the expression on finest cells, the levee's crest on the cells it crosses.
+    // The bed: the expression on finest cells; the levee's cells are a wall (nodata), over
+    // which water passes by the weir equation between the cells beside it.
     let bed = check_map(&out, "bed");
     assert_eq!((bed.ncols, bed.nrows), (nx, ny));
     assert!((at(&bed, 5, 5) - 0.055).abs() < 1e-5, "{}", at(&bed, 5, 5));
-    assert!(
-        (at(&bed, 12, 20) - 2.5).abs() < 1e-5,
+    assert_eq!(
+        Some(at(&bed, 12, 20)),
+        bed.nodata,
         "levee cell {}",
         at(&bed, 12, 20)
     );
@@ -106,13 +108,21 @@ fn check_maps_show_the_model_as_built() {
     );
 
     let manning = check_map(&out, "manning_n");
-    assert!(manning.data.iter().all(|&n| (n - 0.03).abs() < 1e-7));
+    // Every domain cell's n (the levee's cells are outside the domain).
+    assert!(manning
+        .data
+        .iter()
+        .filter(|&&n| Some(n) != manning.nodata)
+        .all(|&n| (n - 0.03).abs() < 1e-7));
 
     // Finest where the region asks (x < 24 m), coarse away from it and the forcing.
     let level = check_map(&out, "block_level");
     assert_eq!(at(&level, 3, 3), 0.0);
     assert_eq!(at(&level, 40, 10), 1.0, "coarse away from everything");
-    assert!(level.data.iter().all(|&l| l == 0.0 || l == 1.0));
+    assert!(level
+        .data
+        .iter()
+        .all(|&l| l == 0.0 || l == 1.0 || Some(l) == level.nodata));
     // Outflow edges too: the east edge's blocks are finest.
     assert_eq!(at(&level, nx - 1, 5), 0.0, "normal-depth edge");
     assert_eq!(at(&level, nx - 1, 50), 0.0, "rating edge");
@@ -143,6 +153,10 @@ fn check_maps_show_the_model_as_built() {
     let sources = forcing.data.iter().filter(|&&c| c == 4.0).count();
     assert!((1..=4).contains(&sources), "{sources} source cells");
     assert_eq!(at(&forcing, 20, 5), 0.0);
+    // The levee's weir ends, either side of its line.
+    for i in [11, 13] {
+        assert_eq!(at(&forcing, i, 20), 8.0, "beside the levee, column {i}");
+    }
 
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();

@@ -487,6 +487,30 @@ fn an_arrival_depth_that_is_no_depth_is_refused() {
     }
 }
 
+/// Water no flood holds: `check` accepted 1e20 m of it, or 1e6 m/s, and the run then
+/// stopped at its first step as unstable (exit 4). Now refused at check, naming where.
+#[test]
+fn an_initial_state_no_flood_holds_is_refused_at_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, change, expect) in [
+        ("deep", "depth = 1e20", "expected at most 1e5 m"),
+        (
+            "fast",
+            "depth = 0.5\nu = 1e6",
+            "a velocity of (1000000, 0) m/s",
+        ),
+        (
+            "fast_v",
+            "depth = 0.5\nv = -2e4",
+            "expected at most 10000 m/s",
+        ),
+    ] {
+        let text = FLAT.replace("depth = 0.5", change);
+        check_refuses(d, name, &text, &["initial", expect]);
+    }
+}
+
 #[test]
 fn a_tiny_checkpoint_interval_is_refused_before_the_run() {
     let dir = tempfile::tempdir().unwrap();

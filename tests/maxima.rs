@@ -297,3 +297,30 @@ fn run(scenario: &Path, out: &Path) {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// The hazard and duration keys are checked: a duration depth at or below the dry depth
+/// (blocks the solver leaves out hold water that shallow) and an unknown land use are
+/// refused with exit code 2, naming the key.
+#[test]
+fn bad_hazard_and_duration_keys_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (line, key) in [
+        ("duration_depth = 1e-9", "output.duration_depth"),
+        ("duration_depth = -1.0", "output.duration_depth"),
+        ("debris = \"forest\"", "output.debris"),
+    ] {
+        let text = std::fs::read_to_string(dam_break(dir.path()))
+            .unwrap()
+            .replace("png = false", &format!("png = false\n{line}"));
+        let scenario = dir.path().join("bad.toml");
+        std::fs::write(&scenario, text).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
+            .args(["check", scenario.to_str().unwrap()])
+            .env("XDG_RUNTIME_DIR", "/tmp")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{line}: {stderr}");
+        assert!(stderr.contains(key), "{line}: {stderr}");
+    }
+}

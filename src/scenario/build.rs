@@ -25,7 +25,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         &frame,
         terrain_raster.as_ref().map(|(r, p)| (r, p.as_path())),
     )?;
-    levees(&spec.levees, &frame, &mut elevation, dir)?;
+    let levee_walls = levees(&spec.levees, &frame, &mut elevation, dir)?;
     super::weirs::walls(&spec.weirs, &frame, &mut elevation, dir)?;
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -67,15 +67,14 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         return Err(bad(key, why));
     }
     mark_forced_blocks(&mut grid, &bc_edge, &bc_defs);
-    let structures = super::structures::build(
-        &spec.culverts,
-        &spec.weirs,
-        &frame,
-        &mut grid,
-        &elevation,
-        datum,
-        dir,
-    )?;
+    let crossings = super::structures::Crossings {
+        culverts: &spec.culverts,
+        weirs: &spec.weirs,
+        levees: &spec.levees,
+        levee_walls: &levee_walls,
+    };
+    let structures =
+        super::structures::build(crossings, &frame, &mut grid, &elevation, datum, dir)?;
     let sources = stored_sources(&mut grid, &source_cells);
     // Coarse cells take the mean of the finest terrain they cover.
     let mut bed = grid.to_storage(&fine_bed, WALL_BED);

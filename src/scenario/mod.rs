@@ -57,7 +57,9 @@ pub fn load_with(path: &Path, overrides: &[String]) -> Result<model::Model, Inpu
     } else {
         toml::Value::Table(table.clone())
             .try_into()
-            .map_err(in_file)?
+            .map_err(|e: toml::de::Error| {
+                InputError::new(from_override(&plain(&e.to_string()), overrides)).in_file(path)
+            })?
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut model =
@@ -117,7 +119,41 @@ fn plain(message: &str) -> String {
         }
         rest = &after[name_end..];
     }
-    out + rest
+    let out = out + rest;
+    let number = "expected a number";
+    let whole = "expected a whole number";
+    [
+        ("expected f64", number),
+        ("expected f32", number),
+        ("expected u64", whole),
+        ("expected u32", whole),
+        ("expected usize", whole),
+        ("expected i64", whole),
+        ("expected i32", whole),
+        ("expected u8", whole),
+        ("expected u16", whole),
+        ("expected a sequence", "expected a list [...]"),
+    ]
+    .iter()
+    .fold(out, |m, (rust, words)| m.replace(rust, words))
+}
+
+/// A reader's message about a key an override set, said of the override: "in `time.end`"
+/// after `--set time.end=abc` is the override's fault, not the file's.
+fn from_override(message: &str, overrides: &[String]) -> String {
+    let key = message
+        .rsplit_once("in `")
+        .and_then(|(_, k)| k.split('`').next())
+        .unwrap_or("");
+    let set = overrides.iter().rev().find(|o| {
+        let (path, _) = o.split_once('=').unwrap_or((o, ""));
+        let path = path.trim();
+        !key.is_empty() && (key == path || key.starts_with(&format!("{path}.")))
+    });
+    match set {
+        Some(o) => format!("--set {o}: {}", message.trim_end()),
+        None => message.to_string(),
+    }
 }
 
 /// The scenario as resolved: the file as written (comments and all) when nothing is
@@ -181,4 +217,30 @@ pub fn from_str(text: &str, dir: &Path) -> Result<model::Model, InputError> {
         model.scenario_keys = digest::scenario_keys(&table);
     }
     Ok(model)
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    #[test]
+    fn messages_speak_of_tables_numbers_and_overrides() {
+        assert_eq!(
+            plain("invalid type: string \"abc\", expected f64\nin `time.end`"),
+            "invalid type: string \"abc\", expected a number\nin `time.end`"
+        );
+        assert_eq!(
+            plain("invalid type: integer `5`, expected struct DomainSpec"),
+            "invalid type: integer `5`, expected a table"
+        );
+        assert!(plain("expected u32").ends_with("a whole number"));
+        let overrides = ["time.end=abc".to_string()];
+        let m = from_override(
+            "invalid type, expected a number\nin `time.end`\n",
+            &overrides,
+        );
+        assert!(m.starts_with("--set time.end=abc: "), "{m}");
+        let m = from_override("invalid type\nin `domain.nx`", &overrides);
+        assert!(!m.contains("--set"), "{m}");
+    }
 }

@@ -462,6 +462,8 @@ pub struct LeveeSpec {
     /// Crest elevation (m, the terrain's datum); without it the line is a wall that water
     /// never crosses.
     pub crest: Option<f64>,
+    /// q = coefficient H^1.5 (m^0.5/s) over the crest; 1.7 by default, as a weir's.
+    pub coefficient: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

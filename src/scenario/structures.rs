@@ -15,7 +15,7 @@ use super::frame::{bad, cell_at, coords, line_cells, Frame};
 use crate::error::InputError;
 use crate::grid::{BlockGrid, BLOCK_ALWAYS_ACTIVE};
 use crate::io::vector::Want;
-use crate::scenario::spec::Coords;
+use crate::scenario::spec::{Coords, LeveeSpec};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -168,39 +168,69 @@ fn shape(s: &CulvertSpec, key: &str) -> Result<Shape, InputError> {
     }
 }
 
+/// What links two places of a scenario: its culverts, weirs and levees (with the wall
+/// cells `terrain::levees` made of each levee, in its line's order).
+pub(crate) struct Crossings<'a> {
+    pub culverts: &'a [CulvertSpec],
+    pub weirs: &'a [super::weirs::WeirSpec],
+    pub levees: &'a [LeveeSpec],
+    pub levee_walls: &'a [Vec<(usize, usize)>],
+}
+
 /// The culverts and weirs of the scenario, their ends on `grid`'s stored cells; marks the
 /// blocks holding an end as computed every step, and links each structure's cells
 /// (`BlockGrid::links`).
+///
+/// Levees with a crest are weirs too, over the wall cells `terrain::levees` made of them.
 pub(crate) fn build(
-    culverts: &[CulvertSpec],
-    weirs: &[super::weirs::WeirSpec],
+    specs: Crossings,
     frame: &Frame,
     grid: &mut BlockGrid,
     elevation: &[f64],
     datum: f64,
     dir: &Path,
 ) -> Result<Vec<Structure>, InputError> {
-    refuse_shared_names(culverts, weirs)?;
+    let Crossings {
+        culverts,
+        weirs,
+        levees,
+        levee_walls,
+    } = specs;
+    refuse_shared_names(culverts, weirs, levees)?;
     let mut out = Vec::new();
     for (k, s) in culverts.iter().enumerate() {
         let culvert = culvert(k, s, frame, grid, elevation, datum, dir)?;
         link(grid, &culvert);
         out.push(culvert);
     }
+    // Each weir, then each levee with stretches, is one owner: owners number the names
+    // of `structures.csv` densely (`Model::structure_names`).
+    let mut owners = Vec::new();
     for (k, s) in weirs.iter().enumerate() {
-        for piece in super::weirs::build(k, s, frame, elevation, datum, dir)? {
-            let ends = piece.ends.map(|(cells, crest)| End {
-                cells: stored_cells(grid, &cells),
-                invert: crest,
-            });
-            let weir = Structure {
-                ends,
-                owner: culverts.len() + k,
-                ..piece.weir
-            };
-            link(grid, &weir);
-            out.push(weir);
-        }
+        owners.push(super::weirs::build(k, s, frame, elevation, datum, dir)?);
+    }
+    for (k, (s, wall)) in levees.iter().zip(levee_walls).enumerate() {
+        owners.push(super::weirs::levee(
+            k, s, wall, frame, elevation, datum, dir,
+        )?);
+    }
+    owners.retain(|pieces| !pieces.is_empty());
+    let pieces = owners
+        .into_iter()
+        .enumerate()
+        .flat_map(|(k, pieces)| pieces.into_iter().map(move |p| (culverts.len() + k, p)));
+    for (owner, piece) in pieces {
+        let ends = piece.ends.map(|(cells, crest)| End {
+            cells: stored_cells(grid, &cells),
+            invert: crest,
+        });
+        let weir = Structure {
+            ends,
+            owner,
+            ..piece.weir
+        };
+        link(grid, &weir);
+        out.push(weir);
     }
     Ok(out)
 }
@@ -210,6 +240,7 @@ pub(crate) fn build(
 fn refuse_shared_names(
     culverts: &[CulvertSpec],
     weirs: &[super::weirs::WeirSpec],
+    levees: &[LeveeSpec],
 ) -> Result<(), InputError> {
     let named = culverts
         .iter()
@@ -220,7 +251,13 @@ fn refuse_shared_names(
                 .iter()
                 .enumerate()
                 .filter_map(|(k, w)| Some((format!("weir[{k}].name"), w.name.as_ref()?))),
-        );
+        )
+        .chain(levees.iter().enumerate().filter_map(|(k, l)| {
+            Some((
+                format!("levee[{k}].name"),
+                l.name.as_ref().filter(|_| l.crest.is_some())?,
+            ))
+        }));
     let mut seen: std::collections::HashMap<&String, String> = Default::default();
     for (key, name) in named {
         if let Some(first) = seen.insert(name, key.clone()) {

@@ -301,15 +301,18 @@ pub(crate) fn bilinear(r: &Raster, x: f64, y: f64) -> f64 {
     low * (1.0 - wy) + high * wy
 }
 
-/// Raises the finest cells under each levee line to its crest, or takes them out of the
-/// domain (NaN, as nodata) where the levee is a wall. The cells of a line touch at least
+/// Takes the finest cells under each levee line out of the domain (NaN, as nodata) where
+/// the levee stands: everywhere for a wall, where the crest is above the ground for a
+/// levee with a crest, over which water then passes by the weir equation (`weirs::levee`).
+/// Returns each levee's wall cells, in the line's order. The cells of a line touch at least
 /// corner to corner, and water crosses faces only, so a wall leaks nowhere.
 pub(crate) fn levees(
     specs: &[LeveeSpec],
     frame: &Frame,
     elevation: &mut [f64],
     dir: &Path,
-) -> Result<(), InputError> {
+) -> Result<Vec<Vec<(usize, usize)>>, InputError> {
+    let mut walls = Vec::new();
     for (k, levee) in specs.iter().enumerate() {
         let key = format!("levee[{k}]");
         if let Some(crest) = levee.crest.filter(|c| !c.is_finite()) {
@@ -318,16 +321,18 @@ pub(crate) fn levees(
                 format!("expected a finite elevation, found {crest}"),
             ));
         }
+        let mut wall = Vec::new();
         for (i, j) in levee_cells(levee, k, frame, dir)? {
             let z = &mut elevation[i + frame.nx * j];
-            *z = match levee.crest {
-                Some(crest) if !z.is_nan() => z.max(crest),
-                Some(_) => *z, // nodata stays outside
-                None => f64::NAN,
-            };
+            // Nodata stays outside; ground at or above the crest stays ground.
+            if !z.is_nan() && levee.crest.is_none_or(|crest| crest > *z) {
+                *z = f64::NAN;
+                wall.push((i, j));
+            }
         }
+        walls.push(wall);
     }
-    Ok(())
+    Ok(walls)
 }
 
 /// The finest cells under levee `k`'s line.

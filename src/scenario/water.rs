@@ -87,10 +87,39 @@ pub(crate) fn initial(
             }
             Water1::Depth(d) => d as f32,
         };
+        refuse_impossible_water(depth[c] as f64, *u, *v, points[c])?;
         hu[c] = (depth[c] as f64 * u) as f32;
         hv[c] = (depth[c] as f64 * v) as f32;
     }
     Ok((depth, hu, hv))
+}
+
+/// Refuses water no flood holds: deeper than any terrain's relief (1e5 m), or moving so
+/// fast that the solver would stop at its first step (waves past `MAX_WAVE_SPEED`).
+/// `check` accepted 1e20 m of water, and the run then stopped (exit 4).
+fn refuse_impossible_water(
+    depth: f64,
+    u: f64,
+    v: f64,
+    at: Option<(f64, f64)>,
+) -> Result<(), InputError> {
+    let (x, y) = at.unwrap_or_default();
+    if depth > 1e5 {
+        return Err(bad(
+            "initial",
+            format!("a depth of {depth} m at x = {x}, y = {y}: expected at most 1e5 m"),
+        ));
+    }
+    let limit = super::forcing_limits::MAX_WAVE_SPEED;
+    if !(u.abs() <= limit && v.abs() <= limit) {
+        return Err(bad(
+            "initial",
+            format!(
+                "a velocity of ({u}, {v}) m/s at x = {x}, y = {y}: expected at most {limit} m/s"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Water (a level or a depth) and velocity (u, v) the initial conditions give a cell.

@@ -4,12 +4,18 @@
 //! `PIECE_CELLS` of them is a structure of its own (`structures.rs`) whose ends are the
 //! cells beside that stretch on either side, so a long weir with a sloping water surface
 //! passes water by the head along each stretch.
+//!
+//! A `[[levee]]` with a crest is a weir too (`levee`), where its crest stands above the
+//! ground: as a raised bed, the shallow-water scheme passed about half the weir equation's
+//! discharge over a one-cell crest with vertical faces (the hydrostatic reconstruction at
+//! a step, whose upstream water reaches the crest at the slow speed of the deep pool), and
+//! the head over the crest came out a third to two thirds too high.
 
 use super::frame::{bad, coords, line_cells, Frame};
 use super::structures::{Shape, Structure};
 use crate::error::InputError;
 use crate::io::vector::Want;
-use crate::scenario::spec::Coords;
+use crate::scenario::spec::{Coords, LeveeSpec};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::path::Path;
@@ -69,13 +75,7 @@ pub(crate) fn build(
     if !spec.crest.is_finite() {
         return Err(bad(&format!("{key}.crest"), "expected an elevation (m)"));
     }
-    let coefficient = spec.coefficient.unwrap_or(1.7);
-    if !(coefficient.is_finite() && coefficient > 0.0) {
-        return Err(bad(
-            &format!("{key}.coefficient"),
-            format!("expected a weir coefficient > 0 (m^0.5/s), found {coefficient}"),
-        ));
-    }
+    let coefficient = coefficient(spec.coefficient, &key)?;
     let line = coords(&spec.line, Want::Line, &format!("{key}.line"), dir, frame)?;
     if let Some([x, y]) = self_crossing(&line) {
         return Err(bad(
@@ -88,10 +88,7 @@ pub(crate) fn build(
     }
     let cells = line_cells(frame, &line, &format!("{key}.line"))?;
     let wall: HashSet<(usize, usize)> = cells.iter().copied().collect();
-    let length: f64 = line
-        .windows(2)
-        .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt())
-        .sum();
+    let length = line_length(&line);
     let name = spec
         .name
         .clone()
@@ -123,6 +120,92 @@ pub(crate) fn build(
         });
     }
     Ok(pieces)
+}
+
+/// The stretches of crested levee `k`, whose `wall` cells (in the line's order)
+/// `terrain::levees` took out of the domain: every run of touching wall cells is cut into
+/// stretches of up to `PIECE_CELLS`, each a weir between the cells beside it; a stretch
+/// with domain on one side only (along nodata or the domain's edge) is a plain wall.
+pub(crate) fn levee(
+    k: usize,
+    spec: &LeveeSpec,
+    wall: &[(usize, usize)],
+    frame: &Frame,
+    elevation: &[f64],
+    datum: f64,
+    dir: &Path,
+) -> Result<Vec<Piece>, InputError> {
+    let Some(crest) = spec.crest else {
+        return Ok(Vec::new());
+    };
+    let key = format!("levee[{k}]");
+    let coefficient = coefficient(spec.coefficient, &key)?;
+    let line = coords(&spec.line, Want::Line, &format!("{key}.line"), dir, frame)?;
+    let per_cell =
+        line_length(&line) / line_cells(frame, &line, &format!("{key}.line"))?.len() as f64;
+    let walls: HashSet<(usize, usize)> = wall.iter().copied().collect();
+    let name = spec
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("levee {}", k + 1));
+    let mut pieces = Vec::new();
+    for run in touching_runs(wall) {
+        for stretch in run.chunks(PIECE_CELLS) {
+            let [left, right] = sides(stretch, &line, &walls, frame, elevation);
+            if left.is_empty() || right.is_empty() {
+                continue;
+            }
+            pieces.push(Piece {
+                weir: Structure {
+                    name: name.clone(),
+                    owner: 0,
+                    shape: Shape::Weir { coefficient },
+                    length: per_cell * stretch.len() as f64,
+                    manning: 0.0,
+                    loss: 0.0,
+                    smoothing: super::structures::smoothing(None, &key)?,
+                    ends: Default::default(),
+                },
+                ends: [(left, crest - datum), (right, crest - datum)],
+            });
+        }
+    }
+    Ok(pieces)
+}
+
+/// `cells` cut where two that follow each other do not touch (a gap where the ground
+/// stands above the crest).
+fn touching_runs(cells: &[(usize, usize)]) -> Vec<&[(usize, usize)]> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for k in 1..=cells.len() {
+        let apart = k == cells.len() || {
+            let (a, b) = (cells[k - 1], cells[k]);
+            a.0.abs_diff(b.0) > 1 || a.1.abs_diff(b.1) > 1
+        };
+        if apart {
+            runs.push(&cells[start..k]);
+            start = k;
+        }
+    }
+    runs
+}
+
+fn coefficient(given: Option<f64>, key: &str) -> Result<f64, InputError> {
+    let coefficient = given.unwrap_or(1.7);
+    if !(coefficient.is_finite() && coefficient > 0.0) {
+        return Err(bad(
+            &format!("{key}.coefficient"),
+            format!("expected a weir coefficient > 0 (m^0.5/s), found {coefficient}"),
+        ));
+    }
+    Ok(coefficient)
+}
+
+fn line_length(line: &[[f64; 2]]) -> f64 {
+    line.windows(2)
+        .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt())
+        .sum()
 }
 
 /// The domain cells beside a stretch of wall cells, on the left and on the right of the
