@@ -434,7 +434,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
         if (level != NONE) {
             rate = level_rate(b, tid, stage, sources[level], span);
         } else {
-            rate = inflow_rate(span, tid, stage);
+            rate = inflow_rate(span, tid, stage, select(own.x, start.x, stage == 2u));
         }
         let dh = dt * rate - (dt / geo.dx) * out.x;
         next = advance_cell(own, dh, out, dt, friction_of(friction_code, tid));

@@ -10,18 +10,30 @@ fn friction_of(code: u32, tid: u32) -> f32 {
     return bitcast<f32>(friction[(code & ~FRICTION_PER_CELL) + tid]);
 }
 
-// Depth rate (m/s) the block's sources add to cell `tid` in this stage.
-fn source_rate(span: vec4<u32>, tid: u32, stage: u32) -> f32 {
+// Depth rate (m/s) the block's sources add to cell `tid` in this stage. A culvert's or
+// weir's delivering end takes its discharge from each cell in proportion to the cell's
+// depth at the step's start, `depth` (its rate is Q / the end's area, times depth / the
+// end's mean depth, forcing's w holding 1 / that mean): the end's cells all lose the same
+// share of their water. A negative `depth` spreads it evenly over the end instead.
+fn source_rate(span: vec4<u32>, tid: u32, stage: u32, depth: f32) -> f32 {
     var rate = 0.0;
     for (var k = span.x; k < span.x + span.y; k++) {
         let s = sources[k];
         if (s.x == tid) {
             let f = forcing[s.y];
-            rate += select(f.x, f.y, stage == 2u) * bitcast<f32>(s.z);
+            var r = select(f.x, f.y, stage == 2u) * bitcast<f32>(s.z);
+            if (s.y >= params.n_series && r < 0.0 && depth >= 0.0) {
+                r *= depth * f.w;
+            }
+            rate += r;
         }
     }
     return rate;
 }
+
+// A line's cell takes a structure's discharge spread evenly over the end (its level is
+// the line's).
+const EVENLY: f32 = -1.0;
 
 // Rain (m/s of depth) on one cell in this stage.
 fn rain_rate(code: u32, tid: u32, stage: u32) -> f32 {
@@ -39,9 +51,10 @@ fn rain_rate(code: u32, tid: u32, stage: u32) -> f32 {
     return select(f.x, f.y, stage == 2u);
 }
 
-// Depth rate (m/s) that water enters cell `tid` with, from rain and sources.
-fn inflow_rate(span: vec4<u32>, tid: u32, stage: u32) -> f32 {
-    return source_rate(span, tid, stage) + rain_rate(span.w, tid, stage);
+// Depth rate (m/s) that water enters cell `tid` with, from rain and sources (`depth`: see
+// source_rate).
+fn inflow_rate(span: vec4<u32>, tid: u32, stage: u32, depth: f32) -> f32 {
+    return source_rate(span, tid, stage, depth) + rain_rate(span.w, tid, stage);
 }
 
 // The entry of the stage or outfall line on cell `tid`, NONE when none is.
@@ -139,7 +152,7 @@ fn open_neighbour(tid: u32, side: u32) -> vec4<f32> {
 fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>, span: vec4<u32>) -> f32 {
     let own = load_own(stage, b, tid);
     if (EDGE_LINES && (entry.z & OUTFLOW_LINE) != 0u) {
-        return inflow_rate(span, tid, stage) - line_outflow(b, tid, own, entry) / geo.dx;
+        return inflow_rate(span, tid, stage, EVENLY) - line_outflow(b, tid, own, entry) / geo.dx;
     }
     var held: f32;
     if (EDGE_LINES && entry.z != 0u) {
@@ -172,7 +185,7 @@ fn source_discharge(b: u32, span: vec4<u32>, stage: u32) -> vec2<f32> {
             // The line's water is what it adds beyond the rain and sources it replaces,
             // which the balance counts on their own.
             let tid = s.x & ~LEVEL_ENTRY;
-            let rate = level_rate(b, tid, stage, s, span) - inflow_rate(span, tid, stage);
+            let rate = level_rate(b, tid, stage, s, span) - inflow_rate(span, tid, stage, EVENLY);
             q += split_flow(rate * geo.dx * geo.dx);
         } else {
             let f = forcing[s.y];

@@ -3,7 +3,10 @@
 // the weir equation for a weir. The ends' cells take it as a source of their own (forcing
 // slot params.n_series + structure, a depth rate of Q over the end's area, negative at the
 // end water leaves), so both stages use the same Q and the water leaving one end is the
-// water entering the other. The end that receives it bounds the next step as a source does
+// water entering the other. The delivering end's cells give it in proportion to the water
+// each holds (`source_rate`), so a dry or shallow cell among them is never drawn below
+// empty: spread evenly, a levee's end along rising ground drew water from dry cells, which
+// the clip at zero made (1.65e-3 of the Sagehen study's volume). The end that receives it bounds the next step as a source does
 // (the depth Q pours in one step must not outrun a cell).
 //
 // `structures` (u32 words): per structure STRUCTURE_WORDS words — kind (0 box culvert,
@@ -110,6 +113,7 @@ fn boyd(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
 struct StructureFlow {
     q: f32,         // inlet to outlet positive (m³/s)
     dt_bits: u32,   // the bound the receiving end puts on the next step
+    thin: f32,      // 1 / the delivering end's mean depth (0 when dry): see source_rate
 }
 
 // The weir equation with Villemonte's submergence correction (≥ 0; see structures.rs,
@@ -139,7 +143,7 @@ fn structure_law(c: u32, driving: f32, difference: f32, tailwater: f32) -> f32 {
 fn structure_discharge(c: u32) -> StructureFlow {
     let base = c * STRUCTURE_WORDS;
     if (structures[base + 9u] == 0u || structures[base + 11u] == 0u) {
-        return StructureFlow(0.0, INF_BITS); // a rank holding only part of it
+        return StructureFlow(0.0, INF_BITS, 0.0); // a rank holding only part of it
     }
     let a = structure_end(structures[base + 8u], structures[base + 9u]);
     let b = structure_end(structures[base + 10u], structures[base + 11u]);
@@ -172,7 +176,8 @@ fn structure_discharge(c: u32) -> StructureFlow {
         // water (0.14 m³ on a draining slope, with exit 0).
         q = clamp(q, -b.w, a.w);
     }
-    return StructureFlow(q, structure_fill_bound(c, q));
+    let delivering = select(b.x, a.x, q > 0.0);
+    return StructureFlow(q, structure_fill_bound(c, q), select(0.0, 1.0 / delivering, delivering > 0.0));
 }
 
 // dt limit (as source_speed's: the fill time of the depth rate Q / area in the receiving
@@ -205,7 +210,7 @@ fn structure_flows(@builtin(local_invocation_index) lid: u32) {
     for (var c = lid; c < params.structure_count; c += STRUCTURE_THREADS) {
         let flow = structure_discharge(c);
         if (sim.dt > 0.0) {
-            forcing[params.n_series + c] = vec4<f32>(flow.q, flow.q, flow.q, 0.0);
+            forcing[params.n_series + c] = vec4<f32>(flow.q, flow.q, flow.q, flow.thin);
         }
         atomicMin(&sim.dt_min_bits, flow.dt_bits);
     }
