@@ -252,8 +252,8 @@ pub struct Tiny {
     /// The key of a segment laid over an earlier inflow, for which the scenario is
     /// refused (exit 2).
     pub refused: Option<String>,
-    /// A wall levee was drawn: a source, line, gauge or section drawn on its cells may be
-    /// refused, naming it.
+    /// A levee was drawn (a wall, or a crest above the ground): a source, line, gauge or
+    /// section drawn on its cells may be refused, naming it.
     pub walled: bool,
 }
 
@@ -277,7 +277,7 @@ struct Draft {
     segments: Vec<(&'static str, usize, usize, bool)>,
     /// The key of the first segment laid over an earlier inflow, which is refused.
     refused: Option<String>,
-    /// A levee without a crest (a wall) was drawn.
+    /// A levee was drawn (a wall, or a crest above the ground).
     walled: bool,
 }
 
@@ -429,16 +429,15 @@ impl Draft {
         if a == b {
             return;
         }
+        // A wall takes its cells out of the domain, and so does a crest where it stands
+        // above the ground (a weir passes water over it): a place drawn on one is refused.
+        self.walled = true;
         let crest = match rng.percent(50) {
             true => format!(
                 "crest = {:?}\n",
                 self.terrain.highest(&g) + rng.float(-0.5, 0.5)
             ),
-            false => {
-                // A wall takes its cells out of the domain: a place drawn on one is refused.
-                self.walled = true;
-                String::new()
-            }
+            false => String::new(),
         };
         writeln!(
             self.text,

@@ -261,7 +261,7 @@ pub struct Bound {
     /// else passes the boundary.
     pub inflow: Option<f64>,
     /// The rain's depth to the end (m), where it falls uniformly on every cell of the
-    /// domain (levees without a crest take theirs out of it).
+    /// domain (levees take theirs out of it: walls, and crests above the ground).
     pub rain: Option<f64>,
 }
 
