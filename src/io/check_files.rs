@@ -1,6 +1,6 @@
 //! The model as built, for an engineer to check in a GIS before trusting its results (as
 //! TUFLOW's `_check` folder): maps in `check/` of the bed the solver uses (coarse cells
-//! averaged, levees burned in, relative to the datum put back), Manning's n, each cell's
+//! averaged, walls and crested levees as nodata, relative to the datum put back), Manning's n, each cell's
 //! refinement level, the cells that boundaries, sources and level lines act on, and the
 //! loss parameters (`losses`, with `[losses]` only).
 //! Written when the run starts, in the run's raster format, on the finest grid.
@@ -19,7 +19,7 @@ pub const CHECK_MAPS: [&str; 4] = ["bed", "manning_n", "block_level", "forcing_c
 
 /// Codes of `forcing_cells`: what acts on a cell (a source or line wins over an edge).
 pub const FORCING_CODES: &str =
-    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage, outfall, open, normal-depth or rating line, 6 normal-depth edge, 7 rating edge, 8 culvert or weir end";
+    "0 none or wall, 1 open edge, 2 inflow edge, 3 stage edge, 4 source, 5 stage, outfall, open, normal-depth or rating line, 6 normal-depth edge, 7 rating edge, 8 culvert, weir or crested levee end";
 const OPEN_EDGE: f64 = 1.0;
 const INFLOW_EDGE: f64 = 2.0;
 const STAGE_EDGE: f64 = 3.0;
@@ -175,7 +175,7 @@ mod tests {
             ),
             (NORMAL_DEPTH_EDGE, "normal-depth edge"),
             (RATING_EDGE, "rating edge"),
-            (STRUCTURE_END, "culvert or weir end"),
+            (STRUCTURE_END, "culvert, weir or crested levee end"),
         ] {
             assert!(
                 FORCING_CODES.contains(&format!("{code} {name}")),
