@@ -1,8 +1,8 @@
 //! The model as built, for an engineer to check in a GIS before trusting its results (as
 //! TUFLOW's `_check` folder): maps in `check/` of the bed the solver uses (coarse cells
 //! averaged, walls and crested levees as nodata, relative to the datum put back),
-//! Manning's n, each cell's refinement level, the cells that boundaries, sources and level lines act on, and the
-//! loss parameters (`losses`, with `[losses]` only).
+//! Manning's n, each cell's refinement level, the cells that boundaries, sources and level
+//! lines act on, and the loss parameters (`losses`, with `[losses]` only).
 //! Written when the run starts, in the run's raster format, on the finest grid.
 
 use crate::grid::CELLS_PER_BLOCK;
