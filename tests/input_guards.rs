@@ -487,6 +487,30 @@ fn an_arrival_depth_that_is_no_depth_is_refused() {
     }
 }
 
+/// A cross-section may cross the walls the scenario builds (a levee, with or without a
+/// crest, a weir): a section across a floodplain crosses its embankments. Refused as if
+/// over nodata before (found by the long fault corpus once crested levees became walls).
+#[test]
+fn a_cross_section_may_cross_levees_and_weirs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, wall) in [
+        ("wall", "[[levee]]\nline = [[10.5, 0.0], [10.5, 19.9]]\n"),
+        (
+            "crest",
+            "[[levee]]\nline = [[10.5, 0.0], [10.5, 19.9]]\ncrest = 2.0\n",
+        ),
+        (
+            "weir",
+            "[[weir]]\nline = [[10.5, 0.0], [10.5, 19.9]]\ncrest = 2.0\n",
+        ),
+    ] {
+        let text = format!(
+            "{FLAT}\n{wall}\n[[cross_section]]\nname = \"across\"\nline = [[2.0, 5.0], [18.0, 5.0]]\n"
+        );
+        check_passes(dir.path(), name, &text);
+    }
+}
+
 /// Water no flood holds: `check` accepted 1e20 m of it, or 1e6 m/s, and the run then
 /// stopped at its first step as unstable (exit 4). Now refused at check, naming where.
 #[test]

@@ -3,6 +3,8 @@
 //! rating in f16, times and the inundation duration as 16-bit codes on the scenario's
 //! clock), so each must bound what the output times saw, within its own precision.
 
+mod common;
+
 use quadflood::io::ascii_grid::{read_ascii_grid, Raster};
 use std::path::Path;
 
@@ -62,7 +64,7 @@ fn maxima_bound_every_output_and_arrival_comes_first() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dam_break(dir.path());
     let out = dir.path().join("out");
-    run(&scenario, &out);
+    common::run_ok(&scenario, &out, &[]);
     let max_depth = map(&out, "max_depth");
     let max_speed = map(&out, "max_speed");
     let max_hazard = map(&out, "max_hazard");
@@ -163,7 +165,7 @@ fn the_uk_rating_bounds_every_output_and_its_class_follows() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dam_break(dir.path());
     let out = dir.path().join("out");
-    run(&scenario, &out);
+    common::run_ok(&scenario, &out, &[]);
     let rating = map(&out, "max_hazard_uk");
     let class = map(&out, "max_hazard_uk_class");
     let duration = map(&out, "inundation_duration");
@@ -268,7 +270,7 @@ duration_depth = 0.05
         )
         .unwrap();
         let out = dir.path().join(format!("out_{pond}"));
-        run(&scenario, &out);
+        common::run_ok(&scenario, &out, &[]);
         let duration = map(&out, "inundation_duration");
         for c in 0..duration.data.len() {
             match (expected, value(&duration, c)) {
@@ -281,21 +283,6 @@ duration_depth = 0.05
             }
         }
     }
-}
-
-fn run(scenario: &Path, out: &Path) {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_quadflood"))
-        .args([
-            "run",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("XDG_RUNTIME_DIR", "/tmp")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// The hazard and duration keys are checked: a duration depth at or below the dry depth

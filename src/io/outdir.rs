@@ -128,6 +128,10 @@ fn refuse_inputs_in_the_way(dir: &Path, model: &Model) -> Result<()> {
 fn resume_series(dir: &Path, model: &Model, r: &Restart) -> Result<Series> {
     Series::resume(dir, model, &r.series).map_err(|e| match e {
         Error::Input(i) if i.file.is_none() => i.in_file(&r.file).into(),
+        Error::Input(mut i) => {
+            i.message = format!("{} (restarting from {})", i.message, r.file.display());
+            i.into()
+        }
         other => other,
     })
 }

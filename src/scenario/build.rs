@@ -26,7 +26,14 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         terrain_raster.as_ref().map(|(r, p)| (r, p.as_path())),
     )?;
     let levee_walls = levees(&spec.levees, &frame, &mut elevation, dir)?;
-    super::weirs::walls(&spec.weirs, &frame, &mut elevation, dir)?;
+    let weir_walls = super::weirs::walls(&spec.weirs, &frame, &mut elevation, dir)?;
+    // Cells the scenario's own walls took out of the domain: a cross-section may cross them.
+    let built_walls: std::collections::HashSet<(usize, usize)> = levee_walls
+        .iter()
+        .flatten()
+        .chain(&weir_walls)
+        .copied()
+        .collect();
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
     let fine_bed: Vec<f32> = crate::parallel::map(elevation.len(), |k| {
@@ -94,7 +101,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     };
     let numerics = numerics(spec)?;
     let sections = sections(&spec.sections, &frame, dir)?;
-    nodata::sections(&sections, &frame, &elevation)?;
+    nodata::sections(&sections, &frame, &elevation, &built_walls)?;
     let (output_times, gauge_times) = schedule(
         &spec.time,
         !gauges.is_empty() || !sections.is_empty() || !structures.is_empty(),

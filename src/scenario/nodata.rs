@@ -114,13 +114,22 @@ pub(crate) fn gauges(gauges: &[Gauge], frame: &Frame, elevation: &[f64]) -> Resu
     Ok(())
 }
 
+/// Cross-sections over nodata are refused; one may cross the walls of levees and weirs
+/// (`walls`), through which no water passes, as a section across a floodplain crosses its
+/// embankments.
 pub(crate) fn sections(
     sections: &[Section],
     frame: &Frame,
     elevation: &[f64],
+    walls: &std::collections::HashSet<(usize, usize)>,
 ) -> Result<(), InputError> {
     for (k, s) in sections.iter().enumerate() {
-        let samples: Vec<(usize, usize)> = s.samples.iter().map(|&(c, _)| c).collect();
+        let samples: Vec<(usize, usize)> = s
+            .samples
+            .iter()
+            .map(|&(c, _)| c)
+            .filter(|c| !walls.contains(c))
+            .collect();
         cells(
             &format!("cross_section[{k}]"),
             &format!("cross-section {:?}", s.name),

@@ -304,6 +304,12 @@ fn read_csv(
         }
     };
     let (tc, vc) = (column(time_col, 0)?, column(value_col, 1)?);
+    if names.len() < 2 {
+        let all: Vec<&str> = names.iter().collect();
+        return Err(fail(format!(
+            "the header has one column, {all:?}: expected a time and a value column, separated by commas"
+        )));
+    }
     if tc == vc {
         return Err(fail(format!(
             "the times and the values are the same column, {:?}: expected two columns",
@@ -436,6 +442,9 @@ mod tests {
         let e = load(&spec, "k", dir.path(), Quantity::Discharge, None).unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
         assert!(e.file.unwrap().ends_with("bad.csv"));
+        // A header of one column and no rows (another separator than commas) panicked.
+        let e = from_csv("minutes|level\n", [None, None], "s").unwrap_err();
+        assert!(e.to_string().contains("one column"), "{e}");
     }
 
     fn from_csv(text: &str, columns: [Option<&str>; 2], unit: &str) -> Result<Series, InputError> {

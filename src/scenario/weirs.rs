@@ -45,21 +45,23 @@ pub(crate) struct Piece {
 }
 
 /// Takes the cells of every weir line out of the domain (NaN, as nodata): water crosses
-/// only by the weir equation.
+/// only by the weir equation. Returns them.
 pub(crate) fn walls(
     specs: &[WeirSpec],
     frame: &Frame,
     elevation: &mut [f64],
     dir: &Path,
-) -> Result<(), InputError> {
+) -> Result<Vec<(usize, usize)>, InputError> {
+    let mut walls = Vec::new();
     for (k, w) in specs.iter().enumerate() {
         let key = format!("weir[{k}].line");
         let line = coords(&w.line, Want::Line, &key, dir, frame)?;
         for (i, j) in line_cells(frame, &line, &key)? {
             elevation[i + frame.nx * j] = f64::NAN;
+            walls.push((i, j));
         }
     }
-    Ok(())
+    Ok(walls)
 }
 
 /// The stretches of weir `k` (after `walls`).
