@@ -24,10 +24,15 @@ const STRUCTURE_THREADS: u32 = 64u;
 // energies: a cell's velocity at a draining end is that of the water converging on it,
 // not an approach velocity. (The swing that once ran a culvert backwards between still
 // ponds came from the law's stiffness near a level balance: see `smoothing` below.)
+// The level is the wet cells' (the lowest bed where none is wet): a dry cell on high
+// ground beside a levee counted at its bed lifted the end's level over the crest, and the
+// weir passed water that stood below it (exit 0; a physics hunt).
 fn structure_end(first: u32, count: u32) -> vec4<f32> {
     var area = 0.0;
     var depth = 0.0;
+    var wet_area = 0.0;
     var level = 0.0;
+    var lowest = 3.0e38;
     var supply = 0.0;
     for (var k = first; k < first + count; k++) {
         let cell = structures[k];
@@ -36,10 +41,14 @@ fn structure_end(first: u32, count: u32) -> vec4<f32> {
         let a = width * width;
         area += a;
         depth += a * s.x;
-        level += a * (s.x + s.w);
+        if (s.x > params.dry_depth) {
+            wet_area += a;
+            level += a * (s.x + s.w);
+        }
+        lowest = min(lowest, s.w);
         supply += width * s.x * sqrt(params.g * s.x);
     }
-    return vec4<f32>(depth / area, level / area, 0.0, supply);
+    return vec4<f32>(depth / area, select(lowest, level / wet_area, wet_area > 0.0), 0.0, supply);
 }
 
 fn structure_word(c: u32, k: u32) -> f32 {

@@ -511,6 +511,21 @@ fn a_cross_section_may_cross_levees_and_weirs() {
     }
 }
 
+/// A weir coefficient on a levee without a crest (a wall) was accepted and did nothing
+/// (a hunt): refused, naming the key.
+#[test]
+fn a_coefficient_on_a_wall_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        format!("{FLAT}\n[[levee]]\nline = [[10.5, 0.0], [10.5, 19.9]]\ncoefficient = 1.5\n");
+    check_refuses(
+        dir.path(),
+        "wall",
+        &text,
+        &["levee[0].coefficient", "crest"],
+    );
+}
+
 /// Water no flood holds: `check` accepted 1e20 m of it, or 1e6 m/s, and the run then
 /// stopped at its first step as unstable (exit 4). Now refused at check, naming where.
 #[test]

@@ -321,6 +321,12 @@ pub(crate) fn levees(
                 format!("expected a finite elevation, found {crest}"),
             ));
         }
+        if levee.crest.is_none() && levee.coefficient.is_some() {
+            return Err(bad(
+                &format!("{key}.coefficient"),
+                "a weir coefficient belongs to a levee with a crest: this one is a wall (give `crest`, or drop `coefficient`)",
+            ));
+        }
         let mut wall = Vec::new();
         for (i, j) in levee_cells(levee, k, frame, dir)? {
             let z = &mut elevation[i + frame.nx * j];
