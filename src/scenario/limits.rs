@@ -32,9 +32,10 @@ pub const BUILD_BYTES_PER_STORED_CELL: u64 = 80;
 /// that growth to 319 bytes a cell (`tests/input_guards.rs`, 2026-11-27): the finest
 /// cell's figure grew by 58 bytes, keeping a margin of 7%. Cloud Optimized GeoTIFFs (each
 /// map assembled in memory, then copied out with its overviews) and maxima of 16 bytes
-/// raised it to 365 (2026-11-28; 322 just before, the same machine): the finest cell's
-/// figure grew by 48 bytes, keeping the margin.
-pub const RUN_BYTES_PER_FINEST_CELL: u64 = 178;
+/// raised it to 365 (2026-11-28; 322 just before, the same machine), and to 378 in a debug
+/// build (as CI tests): the finest cell's figure grew by 70 bytes, a margin of 9% over the
+/// debug build's.
+pub const RUN_BYTES_PER_FINEST_CELL: u64 = 200;
 pub const RUN_BYTES_PER_STORED_CELL: u64 = 160;
 /// GPU buffers per stored cell (state, U*, maxima, friction...), where the GPU's memory
 /// is the host's (a CPU adapter): 44.6 with the maxima, and a margin.
