@@ -526,6 +526,22 @@ fn a_coefficient_on_a_wall_is_refused() {
     );
 }
 
+/// Two culverts drawing on one cell could take more than it holds, and the clip at zero
+/// made water (a hunt: three culverts with one inlet, 1.04e-3 of the volume): refused.
+#[test]
+fn culverts_sharing_an_end_cell_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let culvert = |name: &str, outlet: &str| {
+        format!("[[culvert]]\nname = \"{name}\"\nshape = \"box\"\nwidth = 1.0\nheight = 1.0\ninlet = [3.5, 3.5]\noutlet = {outlet}\n")
+    };
+    let text = format!(
+        "{FLAT}\n{}{}",
+        culvert("a", "[15.5, 15.5]"),
+        culvert("b", "[15.5, 3.5]")
+    );
+    check_refuses(dir.path(), "shared", &text, &["culvert[1]", "culvert[0]"]);
+}
+
 /// Water no flood holds: `check` accepted 1e20 m of it, or 1e6 m/s, and the run then
 /// stopped at its first step as unstable (exit 4). Now refused at check, naming where.
 #[test]

@@ -198,8 +198,22 @@ pub(crate) fn build(
     } = specs;
     refuse_shared_names(culverts, weirs, levees)?;
     let mut out = Vec::new();
+    // Each structure is held to what its own delivering end can pass; two drawing on one
+    // cell could take more than it holds, and the clip at zero would make water (a hunt:
+    // three culverts with one inlet made 1e-3 of the volume). So no cell is an end twice.
+    let mut claimed: std::collections::HashMap<usize, usize> = Default::default();
     for (k, s) in culverts.iter().enumerate() {
         let culvert = culvert(k, s, frame, grid, elevation, datum, dir)?;
+        for &cell in culvert.ends.iter().flat_map(|e| &e.cells) {
+            if let Some(other) = claimed.insert(cell, k).filter(|&o| o != k) {
+                return Err(bad(
+                    &format!("culvert[{k}]"),
+                    format!(
+                        "an end shares a cell with culvert[{other}]'s: two culverts drawing on one cell can take more water than it holds; give each its own cells"
+                    ),
+                ));
+            }
+        }
         link(grid, &culvert);
         out.push(culvert);
     }
@@ -219,11 +233,20 @@ pub(crate) fn build(
         .into_iter()
         .enumerate()
         .flat_map(|(k, pieces)| pieces.into_iter().map(move |p| (culverts.len() + k, p)));
+    // A weir's or levee's stretch leaves to the structure before it the cells they share
+    // (a culvert's end beside a weir, two stretches' ends at a bend); an end left with
+    // none passes nothing.
     for (owner, piece) in pieces {
         let ends = piece.ends.map(|(cells, crest)| End {
-            cells: stored_cells(grid, &cells),
+            cells: stored_cells(grid, &cells)
+                .into_iter()
+                .filter(|k| !claimed.contains_key(k))
+                .collect(),
             invert: crest,
         });
+        for &cell in ends.iter().flat_map(|e| &e.cells) {
+            claimed.insert(cell, usize::MAX);
+        }
         let weir = Structure {
             ends,
             owner,
