@@ -470,7 +470,10 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             track_maxima(cell, next, start.x);
         }
     }
-    if (stage != 1u && !cell_thread) {
+    // Threads of walls and of cells past the grid's edge computed faces too: their waves
+    // count whichever thread a kernel gave them (kernels of different widths share the
+    // faces out differently, and one rank must plan the dt that several do).
+    if (stage != 1u && !valid) {
         note_speed(fastest_wave);
     }
     if (stage != 1u && valid) {

@@ -542,6 +542,36 @@ fn culverts_sharing_an_end_cell_are_refused() {
     check_refuses(dir.path(), "shared", &text, &["culvert[1]", "culvert[0]"]);
 }
 
+/// A levee that doubles back with one row of cells between its branches: that row is the
+/// first branch's end, so the second's stretch had no cell of its own on that side and
+/// passed nothing, though water stood over its crest. Refused, naming where; two rows
+/// between give each branch its own.
+#[test]
+fn a_crest_whose_side_is_all_another_stretchs_end_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let levee = |back: f64| {
+        format!("{FLAT}\n[[levee]]\nline = [[1.5, 10.5], [17.5, 10.5], [17.5, {back}], [1.5, {back}]]\ncrest = 1.0\n")
+    };
+    check_refuses(
+        dir.path(),
+        "doubled",
+        &levee(12.5),
+        &[
+            "levee[0].line",
+            "another stretch of the same line",
+            "(16.5, 11.5)",
+        ],
+    );
+    let path = dir.path().join("apart.toml");
+    std::fs::write(&path, levee(13.5)).unwrap();
+    let o = quadflood_within(
+        &["check", path.to_str().unwrap()],
+        dir.path(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+}
+
 /// Water no flood holds: `check` accepted 1e20 m of it, or 1e6 m/s, and the run then
 /// stopped at its first step as unstable (exit 4). Now refused at check, naming where.
 #[test]

@@ -240,6 +240,50 @@ fn ranks_plan_steps_again_where_one_rank_does() {
     common::assert_same_fields(&one, &split, "3 ranks that planned steps again");
 }
 
+/// A wall that runs slantwise through blocks (a levee without a crest: its cells are
+/// walls) leaves a wall cell's thread computing faces whose waves must still bound the
+/// dt. The regular kernel (16 × 17 threads) and the border blocks' (16 × 16) share the
+/// faces out differently; a wave lost with a wall cell's thread made one rank plan a
+/// different dt from two (up to 5.3e-4 m apart by 60 s, a hunt's case).
+#[test]
+fn a_slanted_wall_gives_the_same_bits_on_ranks() {
+    let model = common::model(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 64
+ny = 64
+[terrain]
+type = "expression"
+expression = "0.02*x + 0.1*sin(y/3)"
+[[initial.region]]
+shape = "rectangle"
+min = [0, 0]
+max = [15, 64]
+water_level = 2.0
+[[levee]]
+line = [[20.3, 0.0], [25.7, 30.2], [20.1, 63.9]]
+[boundary]
+east = "open"
+[time]
+end = 60.0
+"#,
+    );
+    let t = 60.0;
+    let (one, status) = common::run_to(&model, t);
+    for ranks in [2, 3] {
+        let split = split_run(&model, ranks, Method::Hilbert, t);
+        common::assert_same_fields(
+            &one,
+            &split,
+            &format!(
+                "{ranks} ranks beside a slanted wall ({} steps)",
+                status.steps
+            ),
+        );
+    }
+}
+
 /// The limiter is a constant of every kernel, the border blocks' included: with minmod too
 /// a split run gives one rank's bits (and differs from van Albada's).
 #[test]

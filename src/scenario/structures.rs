@@ -201,15 +201,16 @@ pub(crate) fn build(
     // Each structure is held to what its own delivering end can pass; two drawing on one
     // cell could take more than it holds, and the clip at zero would make water (a hunt:
     // three culverts with one inlet made 1e-3 of the volume). So no cell is an end twice.
-    let mut claimed: std::collections::HashMap<usize, usize> = Default::default();
+    let mut claimed: std::collections::HashMap<usize, String> = Default::default();
     for (k, s) in culverts.iter().enumerate() {
         let culvert = culvert(k, s, frame, grid, elevation, datum, dir)?;
+        let key = format!("culvert[{k}]");
         for &cell in culvert.ends.iter().flat_map(|e| &e.cells) {
-            if let Some(other) = claimed.insert(cell, k).filter(|&o| o != k) {
+            if let Some(other) = claimed.insert(cell, key.clone()).filter(|o| *o != key) {
                 return Err(bad(
-                    &format!("culvert[{k}]"),
+                    &key,
                     format!(
-                        "an end shares a cell with culvert[{other}]'s: two culverts drawing on one cell can take more water than it holds; give each its own cells"
+                        "an end shares a cell with {other}'s: two culverts drawing on one cell can take more water than it holds; give each its own cells"
                     ),
                 ));
             }
@@ -221,34 +222,50 @@ pub(crate) fn build(
     // of `structures.csv` densely (`Model::structure_names`).
     let mut owners = Vec::new();
     for (k, s) in weirs.iter().enumerate() {
-        owners.push(super::weirs::build(k, s, frame, elevation, datum, dir)?);
+        owners.push((
+            format!("weir[{k}]"),
+            super::weirs::build(k, s, frame, elevation, datum, dir)?,
+        ));
     }
     for (k, (s, wall)) in levees.iter().zip(levee_walls).enumerate() {
-        owners.push(super::weirs::levee(
-            k, s, wall, frame, elevation, datum, dir,
-        )?);
+        let pieces = super::weirs::levee(k, s, wall, frame, elevation, datum, dir)?;
+        owners.push((format!("levee[{k}]"), pieces));
     }
-    owners.retain(|pieces| !pieces.is_empty());
+    owners.retain(|(_, pieces)| !pieces.is_empty());
     let pieces = owners
         .into_iter()
         .enumerate()
-        .flat_map(|(k, pieces)| pieces.into_iter().map(move |p| (culverts.len() + k, p)));
-    // A weir's or levee's stretch leaves to the structure before it the cells they share
-    // (a culvert's end beside a weir, two stretches' ends at a bend); an end left with
-    // none passes nothing.
-    for (owner, piece) in pieces {
-        let ends = piece.ends.map(|(cells, crest)| End {
-            cells: stored_cells(grid, &cells)
+        .flat_map(|(k, (key, pieces))| {
+            pieces
                 .into_iter()
-                .filter(|k| !claimed.contains_key(k))
-                .collect(),
-            invert: crest,
+                .map(move |p| (culverts.len() + k, key.clone(), p))
         });
+    // A weir's or levee's stretch leaves to the structure before it the cells they share
+    // (a culvert's end beside a weir, two stretches' ends at a bend). A stretch left with
+    // no cell on one side could pass nothing, though water may stand over its crest: it
+    // is refused rather than run as a wall.
+    for (owner, key, piece) in pieces {
+        let mut ends = Vec::with_capacity(2);
+        for (cells, crest) in &piece.ends {
+            let stored = stored_cells(grid, cells);
+            let free: Vec<usize> = stored
+                .iter()
+                .copied()
+                .filter(|k| !claimed.contains_key(k))
+                .collect();
+            if free.is_empty() {
+                return Err(end_taken(&key, frame, cells, &claimed[&stored[0]]));
+            }
+            ends.push(End {
+                cells: free,
+                invert: *crest,
+            });
+        }
         for &cell in ends.iter().flat_map(|e| &e.cells) {
-            claimed.insert(cell, usize::MAX);
+            claimed.insert(cell, key.clone());
         }
         let weir = Structure {
-            ends,
+            ends: [ends[0].clone(), ends[1].clone()],
             owner,
             ..piece.weir
         };
@@ -256,6 +273,23 @@ pub(crate) fn build(
         out.push(weir);
     }
     Ok(out)
+}
+
+/// The refusal of a stretch of `key` whose cells on one side (`cells`, finest) are all the
+/// end of `other` already.
+fn end_taken(key: &str, frame: &Frame, cells: &[(usize, usize)], other: &str) -> InputError {
+    let (x, y) = frame.centre(cells[0].0, cells[0].1);
+    let whose = if other == key {
+        "another stretch of the same line".to_string()
+    } else {
+        other.to_string()
+    };
+    bad(
+        &format!("{key}.line"),
+        format!(
+            "near ({x:.1}, {y:.1}) every cell on one side of the crest is already an end of {whose}: water over this stretch would have nowhere of its own to go, and two structures drawing on one cell can take more than it holds; keep crests and structure ends at least 3 cells apart"
+        ),
+    )
 }
 
 /// Refuses two culverts or weirs of one name: `structures.csv` gave both columns that name,
