@@ -559,7 +559,7 @@ fn a_crest_whose_side_is_all_another_stretchs_end_is_refused() {
         &[
             "levee[0].line",
             "another stretch of the same line",
-            "(16.5, 11.5)",
+            "(11.5, 11.5)",
         ],
     );
     let path = dir.path().join("apart.toml");

@@ -243,3 +243,25 @@ fn volume_east(depth: &[f32], nx: usize, from: usize) -> f64 {
         .map(|&h| h as f64)
         .sum()
 }
+
+/// A slanting line's last stretch of one or two cells found its cells on one side taken by
+/// the stretch before (each cell is the end of one structure only) and passed nothing,
+/// though water stood over its crest. It joins that stretch now: every stretch has cells on
+/// both sides, and the crests add up to the whole line.
+#[test]
+fn every_stretch_of_a_slanting_levee_passes_water() {
+    let model = common::model(&SCENARIO.replace("CREST", "crest = 0.4"));
+    let line = (40.3f64 - 20.7).hypot(63.8 - 0.2);
+    let crest: f64 = model.structures.iter().map(|s| s.length).sum();
+    for s in &model.structures {
+        assert!(
+            s.ends.iter().all(|e| !e.cells.is_empty()),
+            "a stretch of {} m has no cell on one side",
+            s.length
+        );
+    }
+    assert!(
+        (crest - line).abs() < 1e-9 * line,
+        "crests {crest} m along a {line} m line"
+    );
+}

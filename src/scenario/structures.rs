@@ -242,35 +242,73 @@ pub(crate) fn build(
         });
     // A weir's or levee's stretch leaves to the structure before it the cells they share
     // (a culvert's end beside a weir, two stretches' ends at a bend). A stretch left with
-    // no cell on one side could pass nothing, though water may stand over its crest: it
-    // is refused rather than run as a wall.
+    // no cell of its own on one side (a line's last one or two cells, slanting, whose
+    // sides the stretch before took) joins that stretch: its crest and its other side's
+    // cells are that stretch's. Where the cells are another structure's, it could pass
+    // nothing, though water may stand over its crest: refused rather than run as a wall.
+    let weirs_from = out.len();
+    let mut owner_of: std::collections::HashMap<usize, usize> = Default::default();
     for (owner, key, piece) in pieces {
-        let mut ends = Vec::with_capacity(2);
-        for (cells, crest) in &piece.ends {
-            let stored = stored_cells(grid, cells);
-            let free: Vec<usize> = stored
+        let stored = piece
+            .ends
+            .each_ref()
+            .map(|(cells, _)| stored_cells(grid, cells));
+        let free = stored.each_ref().map(|cells| -> Vec<usize> {
+            cells
                 .iter()
                 .copied()
                 .filter(|k| !claimed.contains_key(k))
-                .collect();
-            if free.is_empty() {
-                return Err(end_taken(&key, frame, cells, &claimed[&stored[0]]));
+                .collect()
+        });
+        let Some(taken) = (0..2).find(|&e| free[e].is_empty()) else {
+            for &cell in free.iter().flatten() {
+                claimed.insert(cell, key.clone());
+                owner_of.insert(cell, out.len());
             }
-            ends.push(End {
-                cells: free,
-                invert: *crest,
+            let [(_, crest_a), (_, crest_b)] = piece.ends;
+            let [a, b] = free;
+            out.push(Structure {
+                ends: [
+                    End {
+                        cells: a,
+                        invert: crest_a,
+                    },
+                    End {
+                        cells: b,
+                        invert: crest_b,
+                    },
+                ],
+                owner,
+                ..piece.weir
             });
-        }
-        for &cell in ends.iter().flat_map(|e| &e.cells) {
-            claimed.insert(cell, key.clone());
-        }
-        let weir = Structure {
-            ends: [ends[0].clone(), ends[1].clone()],
-            owner,
-            ..piece.weir
+            continue;
         };
-        link(grid, &weir);
-        out.push(weir);
+        let cell = stored[taken][0];
+        let before = owner_of.get(&cell).copied();
+        if before != Some(out.len() - 1)
+            || out.len() == weirs_from
+            || out[out.len() - 1].owner != owner
+        {
+            return Err(end_taken(
+                &key,
+                frame,
+                &piece.ends[taken].0,
+                &claimed[&cell],
+            ));
+        }
+        let joined = out.len() - 1;
+        out[joined].length += piece.weir.length;
+        for (e, cells) in free.into_iter().enumerate() {
+            for &cell in &cells {
+                claimed.insert(cell, key.clone());
+                owner_of.insert(cell, joined);
+            }
+            out[joined].ends[e].cells.extend(cells);
+            out[joined].ends[e].cells.sort_unstable();
+        }
+    }
+    for weir in &out[weirs_from..] {
+        link(grid, weir);
     }
     Ok(out)
 }
