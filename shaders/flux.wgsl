@@ -450,7 +450,7 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             }
             if (LOSSES && level == NONE) {
                 let before = next.x;
-                next = apply_losses(b, tid, next, dt);
+                next = apply_losses(b, tid, next, dt, cell_draw(vec2<i32>(li, lj), LOSS_DRAW));
                 lost = (before - next.x) * geo.dx * geo.dx;
             }
             if (next.x <= params.dry_depth) {

@@ -41,6 +41,9 @@ fn loss_capacity(p: vec2<f32>, taken: f32, depth: f32, dt: f32) -> f32 {
 // dt, exact as F grows and the rate tends to K, and finite at F = 0).
 fn green_ampt_step(k: f32, psi_dtheta: f32, f: f32, dt: f32) -> f32 {
     let kdt = k * dt;
+    if (kdt <= 0.0) {
+        return 0.0; // a sealed soil: at F = 0 the quadratic's root was 0 / 0, which took all
+    }
     let b = f - 0.5 * kdt;
     let c = 2.0 * kdt * (f + psi_dtheta);
     let root = sqrt(b * b + c);
@@ -52,14 +55,18 @@ fn green_ampt_step(k: f32, psi_dtheta: f32, f: f32, dt: f32) -> f32 {
 
 // Cell `tid` of block `b` after its losses in a step of dt: the ground takes what it can
 // of the water on the cell, whose velocity stays as it was. Records the cell's new F.
-fn apply_losses(b: u32, tid: u32, s: vec4<f32>, dt: f32) -> vec4<f32> {
+// The depth left is rounded without bias (`draw`): a step's loss under deep water is
+// often below the depth's last bit, and rounding to nearest took a whole bit or nothing
+// every step (2 mm/h for 30 min took 1.92 mm under 2 m of water, 0.68 mm under 1 m).
+fn apply_losses(b: u32, tid: u32, s: vec4<f32>, dt: f32, draw: f32) -> vec4<f32> {
     let base = losses[b];
     if (base == NONE || s.x <= 0.0) {
         return s;
     }
     let taken = bitcast<f32>(losses[base + tid]);
     let p = loss_parameters(b, tid);
-    let h = max(s.x - loss_capacity(p, taken, s.x, dt), 0.0);
+    let left = two_sum(s.x, -loss_capacity(p, taken, s.x, dt), params.one);
+    let h = select(0.0, round_unbiased(left.x, left.y, draw), left.x > 0.0);
     // What the cell lost exactly, in f32: what the balance counts and F adds.
     let lost = s.x - h;
     losses[base + tid] = bitcast<u32>(taken + lost);

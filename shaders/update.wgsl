@@ -22,6 +22,9 @@ fn advance_cell(u: vec4<f32>, dh: f32, out: vec3<f32>, dt: f32, gn2: f32) -> vec
     return vec4<f32>(h, hu, hv, u.w);
 }
 
+// The draw of a step's losses: stages 1 and 2 take 1 and 2.
+const LOSS_DRAW: u32 = 3u;
+
 // A draw in [0, 1) fixed by the cell's place on the grid, the step and the stage, so that
 // every rank count and block order draws the same number for the same cell update.
 fn cell_draw(lid: vec2<i32>, stage: u32) -> f32 {

@@ -261,6 +261,17 @@ fn field(
 
 fn check_value(v: f64, p: &Parameter) -> Result<(), String> {
     let within = v.is_finite() && v >= 0.0 && (p.key != "deficit" || v <= 1.0);
+    if within && !representable(v * p.to_si) {
+        // The GPU holds parameters as f32: a conductivity of 1e-40 mm/h became 0, and one
+        // of 1e300 infinity.
+        return Err(format!(
+            "expected {} to be 0 or between {:.3e} and {:.3e} {}, found {v:e}",
+            p.key,
+            f32::MIN_POSITIVE as f64 / p.to_si,
+            f32::MAX as f64 / p.to_si,
+            p.unit
+        ));
+    }
     if within {
         return Ok(());
     }
@@ -275,6 +286,11 @@ fn check_value(v: f64, p: &Parameter) -> Result<(), String> {
     ))
 }
 
+/// Whether an SI value survives the GPU's f32: zero, or a normal f32.
+fn representable(si: f64) -> bool {
+    si == 0.0 || (f32::MIN_POSITIVE as f64..=f32::MAX as f64).contains(&si)
+}
+
 /// Every parameter on every finest cell from a land-use raster and its class table.
 fn by_class(
     path: &Path,
@@ -285,12 +301,19 @@ fn by_class(
 ) -> Result<Vec<Vec<f64>>, InputError> {
     let wanted: Vec<&Parameter> = wanted.iter().filter(|p| !p.key.is_empty()).collect();
     let mut table: std::collections::HashMap<i64, Vec<f64>> = Default::default();
+    let mut named: std::collections::HashMap<i64, &str> = Default::default();
     for (class, values) in classes {
         let key = format!("classes.{class}");
         let id: i64 = class
             .trim()
             .parse()
             .map_err(|_| bad(&key, "expected an integer land-use class as the key"))?;
+        if let Some(first) = named.insert(id, class) {
+            return Err(bad(
+                &key,
+                format!("class {id} is given as classes.{first} too: expected each class once"),
+            ));
+        }
         for name in values.keys() {
             if !wanted.iter().any(|p| p.key == name) {
                 return Err(bad(
