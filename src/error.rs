@@ -33,6 +33,14 @@ impl InputError {
         self.key = Some(key.into());
         self
     }
+    /// Names `key` where the error names none yet: a file's reader knows the file, and
+    /// the scenario the key that named it.
+    pub fn or_key(mut self, key: impl Into<String>) -> Self {
+        if self.key.is_none() {
+            self.key = Some(key.into());
+        }
+        self
+    }
 }
 
 impl fmt::Display for InputError {

@@ -306,6 +306,8 @@ fn bad_losses_are_refused_with_the_key_named() {
         ("model = \"green_ampt\"\nconductivity = 1e-40\nsuction = 50.0\ndeficit = 0.3\n", "losses.conductivity", "0 or between"),
         ("model = \"green_ampt\"\nconductivity = 1.0\nsuction = 1e300\ndeficit = 0.3\n", "losses.suction", "0 or between"),
         ("model = \"initial_continuing\"\ninitial = 0.0\ncontinuing = 1e300\n", "losses.continuing", "0 or between"),
+        // A raster that is not there: the message names the key that named it.
+        ("model = \"green_ampt\"\nconductivity = { raster = \"none.asc\" }\nsuction = 50.0\ndeficit = 0.3\n", "losses.conductivity.raster", "none.asc"),
         // One class under two keys: one of them was dropped unsaid.
         ("model = \"initial_continuing\"\nlanduse = \"none.asc\"\n[losses.classes]\n\"02\" = { initial = 1.0, continuing = 1.0 }\n\"2\" = { initial = 2.0, continuing = 1.0 }\n", "losses.classes.2", "given as classes.02"),
     ];

@@ -280,7 +280,7 @@ fn bad_outflow_segments_are_refused_naming_the_file_key_and_what_was_expected() 
     };
     let n = "[friction]\nmanning = 0.03";
     std::fs::write(dir.path().join("falling.csv"), "level,Q\n1,0\n2,-3\n").unwrap();
-    let cases: [(&str, String, &str, &[&str]); 7] = [
+    let cases: [(&str, String, &str, &[&str]); 8] = [
         (
             "no_slope",
             scenario(n, "type = \"normal_depth\""),
@@ -330,6 +330,15 @@ fn bad_outflow_segments_are_refused_naming_the_file_key_and_what_was_expected() 
                 "line 3, column \"Q\"",
                 "expected a discharge >= 0",
             ],
+        ),
+        (
+            "missing_csv",
+            scenario(
+                n,
+                "type = \"rating\"\nrating = { csv = \"nowhere.csv\", unit = \"m3/s\" }",
+            ),
+            "nowhere.csv",
+            &["`boundary.segment[0].rating`"],
         ),
         (
             "no_unit",

@@ -31,7 +31,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     let built_walls: std::collections::HashSet<(usize, usize)> = levee_walls
         .iter()
         .flatten()
-        .chain(&weir_walls)
+        .chain(weir_walls.iter().flatten())
         .copied()
         .collect();
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
@@ -79,6 +79,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         weirs: &spec.weirs,
         levees: &spec.levees,
         levee_walls: &levee_walls,
+        weir_walls: &weir_walls,
     };
     let structures =
         super::structures::build(crossings, &frame, &mut grid, &elevation, datum, dir)?;

@@ -240,7 +240,11 @@ fn field(
         .and_then(|r| r.as_str())
         .ok_or_else(|| bad(p.key, format!("{expected}, found {value}")))?;
     let path = dir.join(path);
-    let values = frame.sample(&georaster::read(&path)?, &path)?;
+    let raster_key = format!("losses.{}.raster", p.key);
+    let raster = georaster::read(&path).map_err(|e| e.or_key(&raster_key))?;
+    let values = frame
+        .sample(&raster, &path)
+        .map_err(|e| e.or_key(&raster_key))?;
     values
         .iter()
         .enumerate()
@@ -333,7 +337,10 @@ fn by_class(
         table.insert(id, row);
     }
     let path = dir.join(path);
-    let values = frame.sample(&georaster::read(&path)?, &path)?;
+    let raster = georaster::read(&path).map_err(|e| e.or_key("losses.landuse"))?;
+    let values = frame
+        .sample(&raster, &path)
+        .map_err(|e| e.or_key("losses.landuse"))?;
     let mut fields = vec![Vec::with_capacity(values.len()); wanted.len()];
     for (c, &value) in values.iter().enumerate() {
         let row = table

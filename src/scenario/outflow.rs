@@ -89,7 +89,7 @@ pub fn load_rating(
                 series::unit_factor(Quantity::Discharge, unit.as_deref(), &format!("{key}.unit"))?;
             let path = dir.join(csv);
             let columns = [level_column.as_deref(), discharge_column.as_deref()];
-            let rows = series::read_numbers(&path, columns)?;
+            let rows = series::read_numbers(&path, columns).map_err(|e| e.or_key(key))?;
             let fail = |m: String| InputError::new(m).in_file(&path).at_key(key);
             if rows.first.len() < 2 {
                 return Err(fail(too_few(rows.first.len())));

@@ -175,6 +175,7 @@ pub(crate) struct Crossings<'a> {
     pub weirs: &'a [super::weirs::WeirSpec],
     pub levees: &'a [LeveeSpec],
     pub levee_walls: &'a [Vec<(usize, usize)>],
+    pub weir_walls: &'a [Vec<(usize, usize)>],
 }
 
 /// The culverts and weirs of the scenario, their ends on `grid`'s stored cells; marks the
@@ -195,6 +196,7 @@ pub(crate) fn build(
         weirs,
         levees,
         levee_walls,
+        weir_walls,
     } = specs;
     refuse_shared_names(culverts, weirs, levees)?;
     let mut out = Vec::new();
@@ -221,10 +223,10 @@ pub(crate) fn build(
     // Each weir, then each levee with stretches, is one owner: owners number the names
     // of `structures.csv` densely (`Model::structure_names`).
     let mut owners = Vec::new();
-    for (k, s) in weirs.iter().enumerate() {
+    for (k, (s, wall)) in weirs.iter().zip(weir_walls).enumerate() {
         owners.push((
             format!("weir[{k}]"),
-            super::weirs::build(k, s, frame, elevation, datum, dir)?,
+            super::weirs::build(k, s, wall, frame, elevation, datum, dir)?,
         ));
     }
     for (k, (s, wall)) in levees.iter().zip(levee_walls).enumerate() {

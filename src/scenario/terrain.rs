@@ -31,7 +31,8 @@ pub(crate) fn frame(
             ));
         }
         let path = dir.join(path);
-        let GeoRaster { mut raster, crs } = georaster::read(&path)?;
+        let GeoRaster { mut raster, crs } =
+            georaster::read(&path).map_err(|e| e.or_key("terrain.path"))?;
         // Nodata is outside the domain; as NaN it stays outside through averaging.
         let nodata = raster.nodata;
         for v in raster.data.iter_mut().filter(|v| nodata == Some(**v)) {
@@ -386,7 +387,13 @@ pub(crate) fn friction(
         return Ok(vec![0.0; n]);
     };
     let path = dir.join(path);
-    let values = frame.sample(&georaster::read(&path)?, &path)?;
+    let key = if spec.raster.is_some() {
+        "friction.raster"
+    } else {
+        "friction.landuse"
+    };
+    let raster = georaster::read(&path).map_err(|e| e.or_key(key))?;
+    let values = frame.sample(&raster, &path).map_err(|e| e.or_key(key))?;
     let table = class_table(spec.classes.as_ref())?;
     let mut out = Vec::with_capacity(n);
     for (c, &value) in values.iter().enumerate() {

@@ -172,7 +172,10 @@ pub(crate) fn water_spec(
     }
     if let Some(r) = &spec.raster {
         let path = dir.join(&r.path);
-        let sampled = frame.sample(&georaster::read(&path)?, &path)?;
+        let raster = georaster::read(&path).map_err(|e| e.or_key("initial.raster.path"))?;
+        let sampled = frame
+            .sample(&raster, &path)
+            .map_err(|e| e.or_key("initial.raster.path"))?;
         let as_level = match r.kind.as_str() {
             "level" => true,
             "depth" => false,

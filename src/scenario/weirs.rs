@@ -44,30 +44,41 @@ pub(crate) struct Piece {
     pub ends: [(Vec<(usize, usize)>, f64); 2],
 }
 
-/// Takes the cells of every weir line out of the domain (NaN, as nodata): water crosses
-/// only by the weir equation. Returns them.
+/// Takes the cells of every weir line out of the domain (NaN, as nodata) where the crest
+/// stands above the ground: water crosses there only by the weir equation. Ground at or
+/// above the crest stays ground, as under a levee: counted into the crest's length, it
+/// passed a V-shaped valley's weir 30-40% more than its low section could (a hunt). Returns
+/// each weir's wall cells, in the line's order.
 pub(crate) fn walls(
     specs: &[WeirSpec],
     frame: &Frame,
     elevation: &mut [f64],
     dir: &Path,
-) -> Result<Vec<(usize, usize)>, InputError> {
+) -> Result<Vec<Vec<(usize, usize)>>, InputError> {
     let mut walls = Vec::new();
     for (k, w) in specs.iter().enumerate() {
         let key = format!("weir[{k}].line");
         let line = coords(&w.line, Want::Line, &key, dir, frame)?;
+        let mut wall = Vec::new();
         for (i, j) in line_cells(frame, &line, &key)? {
-            elevation[i + frame.nx * j] = f64::NAN;
-            walls.push((i, j));
+            let z = &mut elevation[i + frame.nx * j];
+            if !z.is_nan() && !(w.crest <= *z) {
+                *z = f64::NAN;
+                wall.push((i, j));
+            }
         }
+        walls.push(wall);
     }
     Ok(walls)
 }
 
-/// The stretches of weir `k` (after `walls`).
+/// The stretches of weir `k`, over its `wall` cells (after `walls`): every run of touching
+/// wall cells cut into stretches of up to `PIECE_CELLS`, each a structure between the cells
+/// beside it, whose crest length is its cells' share of the line's length.
 pub(crate) fn build(
     k: usize,
     spec: &WeirSpec,
+    wall: &[(usize, usize)],
     frame: &Frame,
     elevation: &[f64],
     datum: f64,
@@ -88,38 +99,41 @@ pub(crate) fn build(
             ),
         ));
     }
-    let cells = line_cells(frame, &line, &format!("{key}.line"))?;
-    let wall: HashSet<(usize, usize)> = cells.iter().copied().collect();
-    let length = line_length(&line);
+    let per_cell =
+        line_length(&line) / line_cells(frame, &line, &format!("{key}.line"))?.len() as f64;
+    let walls: HashSet<(usize, usize)> = wall.iter().copied().collect();
     let name = spec
         .name
         .clone()
         .unwrap_or_else(|| format!("weir {}", k + 1));
+    let crest = spec.crest - datum;
+    let smoothing = super::structures::smoothing(spec.smoothing, &key)?;
     let mut pieces = Vec::new();
-    for stretch in cells.chunks(PIECE_CELLS) {
-        let [left, right] = sides(stretch, &line, &wall, frame, elevation);
-        if left.is_empty() || right.is_empty() {
-            let (i, j) = stretch[0];
-            let (x, y) = frame.centre(i, j);
-            return Err(bad(
-                &key,
-                format!("no domain on one side of the line near ({x:.1}, {y:.1}): a weir must part two wet areas"),
-            ));
+    for run in touching_runs(wall) {
+        for stretch in run.chunks(PIECE_CELLS) {
+            let [left, right] = sides(stretch, &line, &walls, frame, elevation);
+            if left.is_empty() || right.is_empty() {
+                let (i, j) = stretch[0];
+                let (x, y) = frame.centre(i, j);
+                return Err(bad(
+                    &key,
+                    format!("no domain on one side of the line near ({x:.1}, {y:.1}): a weir must part two wet areas"),
+                ));
+            }
+            pieces.push(Piece {
+                weir: Structure {
+                    name: name.clone(),
+                    owner: 0,
+                    shape: Shape::Weir { coefficient },
+                    length: per_cell * stretch.len() as f64,
+                    manning: 0.0,
+                    loss: 0.0,
+                    smoothing,
+                    ends: Default::default(),
+                },
+                ends: [(left, crest), (right, crest)],
+            });
         }
-        let crest = spec.crest - datum;
-        pieces.push(Piece {
-            weir: Structure {
-                name: name.clone(),
-                owner: 0,
-                shape: Shape::Weir { coefficient },
-                length: length * stretch.len() as f64 / cells.len() as f64,
-                manning: 0.0,
-                loss: 0.0,
-                smoothing: super::structures::smoothing(spec.smoothing, &key)?,
-                ends: Default::default(),
-            },
-            ends: [(left, crest), (right, crest)],
-        });
     }
     Ok(pieces)
 }
