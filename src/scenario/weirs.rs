@@ -62,7 +62,7 @@ pub(crate) fn walls(
         let mut wall = Vec::new();
         for (i, j) in line_cells(frame, &line, &key)? {
             let z = &mut elevation[i + frame.nx * j];
-            if !z.is_nan() && !(w.crest <= *z) {
+            if !z.is_nan() && w.crest > *z {
                 *z = f64::NAN;
                 wall.push((i, j));
             }
