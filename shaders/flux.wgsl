@@ -449,9 +449,13 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             rate = inflow_rate(span, tid, stage, select(own.x, start.x, stage == 2u));
         }
         let dh = dt * rate - (dt / geo.dx) * out.x;
-        // (Level lines hold their cells' momentum themselves: line_momentum.)
-        let sink = select(0.0, rate, level == NONE);
-        next = advance_cell(drawn_from(own, sink, dt), dh, out, dt, friction_of(friction_code, tid));
+        // Only blocks with sources have sinks; level lines hold their cells' momentum
+        // themselves (line_momentum).
+        var source_state = own;
+        if (span.y > 0u && level == NONE) {
+            source_state = drawn_from(own, rate, dt);
+        }
+        next = advance_cell(source_state, dh, out, dt, friction_of(friction_code, tid));
         let wet = next.x > params.dry_depth;
         if (stage == 1u && wet) {
             next.x = conserved_depth(1u, 0.0, own.x, dh, cell_draw(vec2<i32>(li, lj), 1u));
