@@ -23,11 +23,14 @@ fn bc_peak(bc: BcDef) -> f32 {
 // beside the edge cell's state `nearest` (its bed is nearest.w - nearest.x). Water that
 // leaves the domain leaves through the level, held at the edge: the normal velocity keeps
 // the Riemann invariant that leaves the domain, so outgoing waves pass out instead of
-// bouncing back (and a steady outflow ends at the level). Water that enters comes in as
-// from a reservoir at rest at that level: the edge state takes the reservoir's invariant
-// (u + 2c = 2c at the level) and the domain's, and at most critical flow on the
-// reservoir's (a dry bed fills as in Ritter's dam break, not at the 2c the held level
-// would drive into it). The two meet at rest, continuously.
+// bouncing back (and a steady outflow ends at the level). Water that enters comes in from
+// a reservoir at rest at that level, keeping its energy: the edge state has the domain's
+// invariant and h + u²/2g = the reservoir's depth (Bernoulli), at most critical flow, two
+// thirds of that depth (a dry bed fills from a critical edge section, as a broad crest
+// passes water). The reservoir's invariant in its place (Ritter's dam break, 4/9 of the
+// depth on a dry bed) lost head at first order in the speed: a steady inflow at Froude
+// 0.15 stood 13% of its depth below the stage, and a weir below passed a third too little
+// (a hunt). The two meet at rest, continuously.
 fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
     let h_in = nearest.x;
     let z = nearest.w - h_in;
@@ -46,11 +49,13 @@ fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4
     // difference across the edge is then an exact zero.
     var eta = level;
     if (u > 0.0) {
-        u = c + 0.5 * leaving;
-        var c_edge = 0.5 * c - 0.25 * leaving;
-        if (u > c_edge) {
-            u = 2.0 / 3.0 * c;
-            c_edge = u;
+        // u = leaving + 2 c_e and c_e² + u²/2 = c², a quadratic in c_e.
+        let disc = 12.0 * c * c - 2.0 * leaving * leaving;
+        var c_edge = (sqrt(max(disc, 0.0)) - 2.0 * leaving) / 6.0;
+        u = leaving + 2.0 * c_edge;
+        if (disc < 0.0 || u > c_edge) {
+            c_edge = c * sqrt(2.0 / 3.0);
+            u = c_edge;
         }
         depth = c_edge * c_edge / params.g;
         eta = z + depth;

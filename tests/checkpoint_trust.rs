@@ -284,6 +284,20 @@ fn a_checkpoint_of_another_terrain_friction_forcing_or_grid_is_refused() {
     )
     .unwrap();
     refused(&scenario, &w.checkpoint, "series");
+    // Another gravity, dry depth or limiter: the run could not go on as it went (a hunt
+    // restarted with gravity 5 unsaid).
+    for (k, numerics) in ["gravity = 9.7", "dry_depth = 0.001", "limiter = \"minmod\""]
+        .iter()
+        .enumerate()
+    {
+        let scenario = w.dir.path().join(format!("numerics{k}.toml"));
+        std::fs::write(&scenario, format!("{SCENARIO}\n[numerics]\n{numerics}\n")).unwrap();
+        refused(
+            &scenario,
+            &w.checkpoint,
+            "numerics.gravity, numerics.dry_depth or numerics.limiter",
+        );
+    }
 }
 
 /// Header values out of range (a zero, negative or tiny CFL step, a clock that is not a

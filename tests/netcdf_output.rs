@@ -240,6 +240,20 @@ fn a_restarted_run_holds_the_whole_event() {
         assert_eq!(count, TIMES.len(), "{var}: the restarted run's times");
         for k in 1..=TIMES.len() {
             assert!(band(&a, k) == band(&b, k), "{var} at {} s", TIMES[k - 1]);
+            // Each band's time: a restarted run's file labelled the earlier maps with the
+            // times after its restart, and left the last one a fill value (a hunt).
+            let time = |path: &str| {
+                let dataset = gdal::Dataset::open(path).unwrap();
+                let band = dataset.rasterband(k).unwrap();
+                gdal::Metadata::metadata_item(&band, "NETCDF_DIM_time", "")
+            };
+            let expected = format!("{}", TIMES[k - 1]);
+            assert_eq!(
+                time(&a).as_deref(),
+                Some(expected.as_str()),
+                "{var}: the whole run's time {k}"
+            );
+            assert_eq!(time(&b), time(&a), "{var}: the restarted run's time {k}");
         }
     }
 }

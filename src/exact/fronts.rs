@@ -10,12 +10,12 @@
 //! the fan lies inside the domain. What fixes the edge state:
 //!
 //! * [`StageOnDryBed`]: a stage `level` means a water body at that level,
-//!   at rest, beyond the edge (`docs/scenario.md`: "the level is imposed
-//!   outside the edge"). That is Ritter's dam break with the dam on the edge:
-//!   the edge section is critical, h_e = 4/9 h0, u_e = 2/3 c0 with
-//!   c0 = √(g h0), h0 the stage depth, the front runs at 2 c0 and the edge
-//!   passes q_e = 8/27 h0 c0 per unit width. The depth never exceeds 4/9 h0
-//!   inside the domain.
+//!   at rest, beyond the edge, whose water enters keeping its energy
+//!   (`docs/scenario.md`): h_e + u_e²/2g = h0, at most critical. On a dry bed
+//!   the edge section is critical: h_e = 2/3 h0, u_e = c_e = √(2/3) c0 with
+//!   c0 = √(g h0), h0 the stage depth; the front runs at 3 c_e = √6 c0 and the
+//!   edge passes q_e = (2/3)^1.5 h0 c0 per unit width, as a broad crest does.
+//!   The depth never exceeds 2/3 h0 inside the domain.
 //! * [`CriticalInflow`]: an inflow imposes only the discharge q; the second
 //!   condition a supercritical entry needs is the one `docs/scenario.md`
 //!   states ("enters at least at critical depth"): h_e = hc = (q²/g)^(1/3),
@@ -36,19 +36,24 @@ impl StageOnDryBed {
         (self.g * self.h0).sqrt()
     }
 
+    /// The fan's invariant u + 2c: three times the critical edge section's celerity.
+    fn invariant(&self) -> f64 {
+        3.0 * (2.0f64 / 3.0).sqrt() * self.celerity()
+    }
+
     /// Position of the wet front at time t.
     pub fn front(&self, t: f64) -> f64 {
-        self.x_edge + 2.0 * self.celerity() * t
+        self.x_edge + self.invariant() * t
     }
 
     /// Where the depth has fallen to `level` at time t.
     pub fn front_at_depth(&self, level: f64, t: f64) -> f64 {
-        self.x_edge + fan_position(self.g, 2.0 * self.celerity(), level) * t
+        self.x_edge + fan_position(self.g, self.invariant(), level) * t
     }
 
     /// Discharge per unit width through the edge, constant from t = 0.
     pub fn edge_discharge(&self) -> f64 {
-        8.0 / 27.0 * self.h0 * self.celerity()
+        (2.0f64 / 3.0).powf(1.5) * self.h0 * self.celerity()
     }
 
     /// Depth at x ≥ x_edge, time t > 0.
@@ -62,8 +67,7 @@ impl StageOnDryBed {
     }
 
     fn state(&self, x: f64, t: f64) -> (f64, f64) {
-        // Ritter's fan with the reservoir's invariant u + 2c = 2 c0.
-        fan(self.g, 2.0 * self.celerity(), (x - self.x_edge) / t)
+        fan(self.g, self.invariant(), (x - self.x_edge) / t)
     }
 }
 
@@ -124,28 +128,32 @@ fn fan(g: f64, invariant: f64, xi: f64) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::exact::testing::{integrate, rel_err, G};
-    use crate::exact::Ritter;
 
     #[test]
-    fn stage_fan_is_ritter_beyond_the_dam() {
+    fn stage_fan_enters_critical_keeping_the_reservoirs_energy() {
         let s = StageOnDryBed {
             g: G,
             h0: 1.0,
             x_edge: 0.0,
         };
-        let r = Ritter {
-            g: G,
-            h_left: 1.0,
-            x_dam: 0.0,
-        };
-        for k in 0..400 {
-            let x = 0.05 * k as f64;
-            assert!((s.depth(x, 2.0) - r.depth(x, 2.0)).abs() < 1e-15);
-            assert!((s.velocity(x, 2.0) - r.velocity(x, 2.0)).abs() < 1e-15);
-        }
         let (h, u) = (s.depth(0.0, 1.0), s.velocity(0.0, 1.0));
         assert!(rel_err(h * u, s.edge_discharge()) < 1e-14);
-        assert!(rel_err(h, 4.0 / 9.0) < 1e-14);
+        assert!(
+            rel_err(h + u * u / (2.0 * G), 1.0) < 1e-14,
+            "Bernoulli at the edge"
+        );
+        assert!(rel_err(u * u, G * h) < 1e-14, "critical at the edge");
+        assert!(rel_err(h, 2.0 / 3.0) < 1e-14);
+        // Inside the fan x/t = u − c and the invariant holds.
+        for k in 1..40 {
+            let x = 0.2 * k as f64;
+            let (h, u) = (s.depth(x, 2.0), s.velocity(x, 2.0));
+            if h > 0.0 {
+                let c = (G * h).sqrt();
+                assert!((x / 2.0 - (u - c)).abs() < 1e-12);
+                assert!((u + 2.0 * c - s.invariant()).abs() < 1e-12);
+            }
+        }
         // The volume stored is what the edge passed.
         let t = 3.0;
         let v = integrate(|x| s.depth(x, t), 0.0, s.front(t) + 1.0, 200_000);

@@ -238,15 +238,18 @@ impl EventFile {
                 ("axis", "Y"),
             ],
         )?;
+        // The file's own times: a restarted run's model holds only the times after its
+        // restart, and its file held the earlier maps under them (a hunt: [200, fill]
+        // where [100, 200] was right).
         file.coordinate(
             time,
             "time",
-            &model.output_times,
+            times,
             &[
                 ("standard_name", "time"),
                 ("long_name", "model time"),
                 ("units", time_units(model).as_str()),
-                ("calendar", "standard"),
+                ("calendar", "proleptic_gregorian"),
                 ("axis", "T"),
             ],
         )?;

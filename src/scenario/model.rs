@@ -371,7 +371,21 @@ impl Model {
     /// Continues from a state (storage layout, (h, hu, hv, z)) and the clock and maxima of a
     /// run that stood there: a checkpoint restart, or a rank rebuilt after a rebalance.
     pub fn continue_from(&mut self, state: &[[f32; 4]], resume: Resume) {
-        let t = resume.t.0 as f64 + resume.t.1 as f64;
+        // The clock holds a stop as the double-f32 pair of its f64 time, whose sum can fall
+        // a bit short of it (39.199999999999996 s came back a few ulps below): the stop it
+        // stands on is that time, else the restarted run records it again (a hunt: gauge,
+        // section and structure rows written twice).
+        let pair_sum = resume.t.0 as f64 + resume.t.1 as f64;
+        let t = self
+            .output_times
+            .iter()
+            .chain(&self.gauge_times)
+            .copied()
+            .find(|&o| {
+                let (hi, lo) = crate::solver::split_f64(o);
+                (hi, lo) == (resume.t.0, resume.t.1)
+            })
+            .unwrap_or(pair_sum);
         self.depth = state.iter().map(|s| s[0]).collect();
         self.hu = state.iter().map(|s| s[1]).collect();
         self.hv = state.iter().map(|s| s[2]).collect();

@@ -72,12 +72,33 @@ pub(crate) fn schedule(
     Ok((outputs, gauges))
 }
 
+/// `t` snapped to the nearest microsecond where it lies within rounding of it: k × dt
+/// landed a bit off (495 × 7.2 s printed as 3564.0000000000005 in the gauge CSVs).
+fn on_the_microsecond(t: f64) -> f64 {
+    let snapped = (t * 1e6).round() / 1e6;
+    if (snapped - t).abs() <= 1e-12 * t.abs().max(1.0) {
+        snapped
+    } else {
+        t
+    }
+}
+
 pub(crate) fn every(t: &TimeSpec, dt: f64, key: &str, max: usize) -> Result<Vec<f64>, InputError> {
     let n = limits::check_interval(t.start, t.end, dt, key, max)?;
     let mut times: Vec<f64> = (1..=n)
-        .map(|k| t.start + k as f64 * dt)
+        .map(|k| on_the_microsecond(t.start + k as f64 * dt))
         .filter(|&v| v < t.end)
         .collect();
     times.push(t.end);
     Ok(times)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_off_a_microsecond_by_rounding_land_on_it() {
+        assert_eq!(super::on_the_microsecond(7.0 * 0.1), 0.7);
+        assert_eq!(super::on_the_microsecond(3.0 * 0.1), 0.3);
+        assert_eq!(super::on_the_microsecond(1.0 / 3.0), 1.0 / 3.0);
+    }
 }

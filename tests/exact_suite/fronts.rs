@@ -7,7 +7,7 @@
 //! never exceeds the critical depth hc, and cell averages of it neither, so 2% above hc
 //! allows for the truncation error at the edge), and for an inflow the counted inflow
 //! equal to the imposed ∫Q dt (to 1e-5). On a flat, frictionless bed the exact solution is
-//! the fan from the edge (a stage: Ritter's dam break with the reservoir beyond the edge;
+//! the fan from the edge (a stage: from a critical edge section keeping the reservoir's energy;
 //! an inflow: critical depth at the edge): the relative L1 errors of depth and discharge
 //! fall at order ≥ 0.8 (a front), and so does the error of the front's position (where the
 //! depth falls to 1% of the stage depth, or of hc).
@@ -129,8 +129,8 @@ fn stage_on_a_dry_flat_bed() {
     let finest = levels.last().expect("a grid");
     let passed = stage.edge_discharge() * T;
     let notes = format!(
-        "front (1 cm deep) {:+.2} m from the exact {:.1} m; deepest {:.3} m (exact 4/9 of the 1 m \
-         stage at the edge); counted inflow {:+.1}% of the exact 8/27 h0 √(g h0) t (finest grid)",
+        "front (1 cm deep) {:+.2} m from the exact {:.1} m; deepest {:.3} m (exact 2/3 of the 1 m \
+         stage at the edge); counted inflow {:+.1}% of the exact (2/3)^1.5 h0 √(g h0) t (finest grid)",
         finest.front_lag,
         stage.front_at_depth(0.01, T),
         deepest,

@@ -6,7 +6,7 @@
 use crate::scenario::model::Model;
 
 /// The parts, in the order a refusal lists them: (header key, what the message calls it).
-const PARTS: [(&str, &str); 7] = [
+const PARTS: [(&str, &str); 8] = [
     ("grid", "the grid"),
     ("terrain", "the terrain"),
     ("friction", "the friction or the losses"),
@@ -17,6 +17,10 @@ const PARTS: [(&str, &str); 7] = [
     ),
     ("sources", "the sources"),
     ("rain", "where the rain falls"),
+    (
+        "numerics",
+        "the numerics (numerics.gravity, numerics.dry_depth or numerics.limiter)",
+    ),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,8 +99,18 @@ impl Fingerprint {
             c.bytes(&series.to_le_bytes()).f64s(&[*share]);
         }
         let rain = c.done();
+        // What the scheme computes with: a restart with another gravity or limiter went on
+        // unsaid, and could continue the run bit for bit no more (a hunt). The Courant
+        // number and dt_max may change: a run restarted with a smaller step is a choice.
+        let n = &model.numerics;
+        let numerics = c
+            .f64s(&[n.gravity, n.dry_depth])
+            .bytes(format!("{:?}", n.limiter).as_bytes())
+            .done();
         Fingerprint {
-            crc: [grid, terrain, friction, boundaries, series, sources, rain],
+            crc: [
+                grid, terrain, friction, boundaries, series, sources, rain, numerics,
+            ],
         }
     }
 
@@ -117,6 +131,8 @@ impl Fingerprint {
             .iter()
             .zip(self.crc)
             .filter(|((key, _), crc)| recorded[*key].as_str() != Some(&format!("{crc:08x}")))
+            // Checkpoints from before the numerics had a part of their own.
+            .filter(|((key, _), _)| !(*key == "numerics" && recorded[*key].is_null()))
             .map(|(part, _)| *part)
             .collect();
         match differ.as_slice() {
