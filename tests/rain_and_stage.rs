@@ -306,3 +306,35 @@ end = 300.0
         "energy head {energy} m at the edge of a 2 m deep reservoir"
     );
 }
+
+/// A lake at rest 1,236 m up with a stage edge at its level stays at rest to the bit: the
+/// stage's level and the datum went to the GPU as two f32, each rounded, and stood up to
+/// 1e-4 m off the lake, which flowed (2e-4 m/s, 0.4 m³ out in 100 s; a hunt).
+#[test]
+fn a_stage_at_a_lakes_level_high_above_the_datum_moves_nothing() {
+    let model = common::model(
+        r#"
+[domain]
+cell_size = 2.0
+nx = 64
+ny = 16
+[terrain]
+type = "expression"
+expression = "1234.567 + 0.001*x"
+[initial]
+water_level = 1236.1
+[[boundary.segment]]
+edge = "west"
+type = "stage"
+level = 1236.1
+[time]
+end = 100.0
+"#,
+    );
+    let (f, _) = common::run_to(&model, 100.0);
+    let moving = f.hu.iter().chain(&f.hv).filter(|&&q| q != 0.0).count();
+    assert_eq!(
+        moving, 0,
+        "{moving} discharges of the lake at rest are not zero"
+    );
+}

@@ -228,11 +228,17 @@ pub(crate) fn segment_def(
                 .as_ref()
                 .ok_or_else(|| bad(key, "a stage segment needs `level` (m)"))?;
             let id = add(level, &format!("{key}.level"), Quantity::Level)?;
+            // Relative to the datum in f64, as the initial water is: an f32 level and an
+            // f32 datum, each rounded, stood up to 1e-4 m off a lake at rest 1,236 m up,
+            // which then flowed (a hunt).
+            for v in &mut series_list[id as usize].values {
+                *v -= datum;
+            }
             Ok(BcDef {
                 kind: BcKind::Stage as u32,
                 series: id,
                 scale: 1.0,
-                offset: (-datum) as f32,
+                offset: 0.0,
             })
         }
         "normal_depth" => {
