@@ -332,7 +332,7 @@ end = 100.0
 "#,
     );
     let (f, _) = common::run_to(&model, 100.0);
-    let moving = f.hu.iter().chain(&f.hv).filter(|&&q| q != 0.0).count();
+    let moving = common::moving_discharges(&f);
     assert_eq!(
         moving, 0,
         "{moving} discharges of the lake at rest are not zero"

@@ -55,6 +55,11 @@ pub fn run_steps(model: &Model, n: u64) -> (Fields, quadflood::solver::Status) {
 }
 
 /// Depth and momentum agree bit for bit, cell by cell.
+/// How many of the fields' discharges (hu and hv) are not zero: a lake at rest has none.
+pub fn moving_discharges(f: &Fields) -> usize {
+    f.hu.iter().chain(&f.hv).filter(|&&q| q != 0.0).count()
+}
+
 pub fn assert_same_fields(a: &Fields, b: &Fields, what: &str) {
     for (name, x, y) in [
         ("depth", &a.depth, &b.depth),
