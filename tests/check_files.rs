@@ -181,3 +181,34 @@ fn check_maps_show_the_model_as_built() {
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// With the ASCII format the loss parameters come as two maps, `check/losses` (the first)
+/// and `check/losses_2` (the second): an ESRI ASCII grid holds one band, and the second
+/// parameter was not written at all (a hunt).
+#[test]
+fn ascii_check_maps_hold_both_loss_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let toml = SCENARIO.replace(
+        "[time]",
+        "[losses]\nmodel = \"initial_continuing\"\ninitial = 12.0\ncontinuing = 3.5\n\n[time]",
+    );
+    run(dir.path(), &toml, &out);
+    let (first, second) = (check_map(&out, "losses"), check_map(&out, "losses_2"));
+    let valid = |r: &Raster| -> Vec<f64> {
+        r.data
+            .iter()
+            .copied()
+            .filter(|&v| Some(v) != r.nodata)
+            .collect()
+    };
+    assert!(
+        valid(&first).iter().all(|&v| (v - 12.0).abs() < 1e-4),
+        "initial loss (mm)"
+    );
+    assert!(
+        valid(&second).iter().all(|&v| (v - 3.5).abs() < 1e-4),
+        "continuing loss (mm/h)"
+    );
+    assert!(!valid(&second).is_empty());
+}

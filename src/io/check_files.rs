@@ -9,7 +9,7 @@ use crate::grid::CELLS_PER_BLOCK;
 use crate::io::outputs::{Band, Maps};
 use crate::io::writer::write_maps;
 use crate::scenario::losses::LossModel;
-use crate::scenario::model::{BcKind, Model};
+use crate::scenario::model::{BcKind, Model, RasterFormat};
 use std::path::{Path, PathBuf};
 
 /// The folder, inside the output folder.
@@ -68,15 +68,16 @@ pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<Path
             ],
         };
         let (first, second) = (&first, &second);
-        tasks.push(maps.task_bands(
-            &check,
-            model,
-            LOSSES_MAP.into(),
-            vec![
-                Band::new(bands[0].0, bands[0].1, move |c| Some(first[c])),
-                Band::new(bands[1].0, bands[1].1, move |c| Some(second[c])),
-            ],
-        ));
+        let first = Band::new(bands[0].0, bands[0].1, move |c| Some(first[c]));
+        let second = Band::new(bands[1].0, bands[1].1, move |c| Some(second[c]));
+        // An ESRI ASCII grid holds one band: the second parameter has a file of its own
+        // (`losses_2`), where the ASCII format wrote the first alone.
+        if model.raster_format == RasterFormat::Ascii {
+            tasks.push(maps.task(&check, model, LOSSES_MAP.into(), first));
+            tasks.push(maps.task(&check, model, format!("{LOSSES_MAP}_2"), second));
+        } else {
+            tasks.push(maps.task_bands(&check, model, LOSSES_MAP.into(), vec![first, second]));
+        }
     }
     write_maps(bed.len(), tasks)
 }
