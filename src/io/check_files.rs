@@ -74,7 +74,7 @@ pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<Path
         // (`losses_2`), where the ASCII format wrote the first alone.
         if model.raster_format == RasterFormat::Ascii {
             tasks.push(maps.task(&check, model, LOSSES_MAP.into(), first));
-            tasks.push(maps.task(&check, model, format!("{LOSSES_MAP}_2"), second));
+            tasks.push(maps.task(&check, model, LOSSES_SECOND_MAP.into(), second));
         } else {
             tasks.push(maps.task_bands(&check, model, LOSSES_MAP.into(), vec![first, second]));
         }
@@ -84,6 +84,8 @@ pub fn write(dir: &Path, model: &Model, maps: &Maps) -> std::io::Result<Vec<Path
 
 /// The check map of the loss parameters, with `[losses]` only.
 pub const LOSSES_MAP: &str = "losses";
+/// Its second parameter's own map, in the ASCII format.
+pub const LOSSES_SECOND_MAP: &str = "losses_2";
 
 /// Each finest cell's two loss parameters in the units the scenario gives them (mm and
 /// mm/h); empty without losses.

@@ -5,7 +5,7 @@
 //! restart keeps what its checkpoint's run had written up to the checkpoint.
 
 use crate::error::{Error, InputError, Result};
-use crate::io::check_files::{CHECK_DIR, CHECK_MAPS};
+use crate::io::check_files::{CHECK_DIR, CHECK_MAPS, LOSSES_MAP, LOSSES_SECOND_MAP};
 use crate::io::checkpoint::Restart;
 use crate::io::names::{RESOLVED_SCENARIO, RESOLVED_SCENARIO_START, RUN_LOG, RUN_LOG_START};
 use crate::io::series::Series;
@@ -241,7 +241,8 @@ fn is_check_file(name: &str) -> bool {
         .and_then(|n| n.strip_suffix(crate::io::durable::TEMPORARY_SUFFIX))
         .unwrap_or(name);
     inner.rsplit_once('.').is_some_and(|(stem, ext)| {
-        CHECK_MAPS.contains(&stem) && ["tif", "asc", "prj"].contains(&ext)
+        let map = CHECK_MAPS.contains(&stem) || [LOSSES_MAP, LOSSES_SECOND_MAP].contains(&stem);
+        map && ["tif", "asc", "prj"].contains(&ext)
     })
 }
 
@@ -271,4 +272,26 @@ fn clear(dir: &Path, keep: &HashSet<String>) -> std::io::Result<usize> {
         }
     }
     Ok(cleared)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The loss maps are the run's own as much as the others: a later run clears them and
+    /// the summary lists them (they were left out of both).
+    #[test]
+    fn check_files_are_the_maps_a_run_writes_there() {
+        for name in [
+            "bed.tif",
+            "forcing_cells.asc",
+            "losses.tif",
+            "losses.asc",
+            "losses_2.asc",
+            "losses_2.prj",
+        ] {
+            assert!(super::is_check_file(name), "{name}");
+        }
+        for name in ["notes.txt", "losses_3.asc", "bed.csv"] {
+            assert!(!super::is_check_file(name), "{name}");
+        }
+    }
 }
