@@ -23,7 +23,8 @@ fn bc_peak(bc: BcDef) -> f32 {
 // beside the edge cell's state `nearest` (its bed is nearest.w - nearest.x). Water that
 // leaves the domain leaves through the level, held at the edge: the normal velocity keeps
 // the Riemann invariant that leaves the domain, so outgoing waves pass out instead of
-// bouncing back (and a steady outflow ends at the level). Water that enters comes in from
+// bouncing back (and a steady outflow ends at the level); supercritical outflow leaves as
+// through an open edge. Water that enters comes in from
 // a reservoir at rest at that level, keeping its energy: the edge state has the domain's
 // invariant and h + u²/2g = the reservoir's depth (Bernoulli), at most critical flow, two
 // thirds of that depth (a dry bed fills from a critical edge section, as a broad crest
@@ -34,6 +35,13 @@ fn bc_peak(bc: BcDef) -> f32 {
 fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4<f32> {
     let h_in = nearest.x;
     let z = nearest.w - h_in;
+    // Water leaving faster than its waves: nothing downstream reaches it, the level
+    // included, and the edge passes it as an open one (held, the last cells of a steep
+    // channel stood 12% too deep; a hunt).
+    let un = inward * nearest[normal];
+    if (h_in > params.dry_depth && un < 0.0 && un * un > params.g * h_in) {
+        return nearest;
+    }
     // Not level - z: on a lake at rest at the level, h is then h_in exactly, and so the
     // velocity below an exact zero.
     let h = max(0.0, h_in + (level - nearest.w));

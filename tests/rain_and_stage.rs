@@ -338,3 +338,43 @@ end = 100.0
         "{moving} discharges of the lake at rest are not zero"
     );
 }
+
+/// Uniform supercritical flow (Froude 1.86) leaving a steep channel through a stage edge
+/// leaves as through an open one: nothing downstream reaches it. Held at the level, or
+/// dry below the bed, the last cells stood up to 12% too deep (a hunt).
+#[test]
+fn supercritical_flow_leaves_through_a_stage_as_through_an_open_edge() {
+    let channel = |east: &str| {
+        common::model(&format!(
+            r#"
+[domain]
+cell_size = 4.0
+nx = 128
+ny = 8
+[terrain]
+type = "slope"
+elevation = 20.0
+slope_x = -0.02
+[initial]
+depth = 0.309
+u = 3.23
+[friction]
+manning = 0.02
+[[boundary.segment]]
+edge = "west"
+type = "inflow"
+discharge = 32.0
+{east}
+[time]
+end = 300.0
+"#
+        ))
+    };
+    let (open, _) = common::run_to(&channel("[boundary]\neast = \"open\""), 300.0);
+    for level in [9.9, 8.0] {
+        let stage =
+            format!("[[boundary.segment]]\nedge = \"east\"\ntype = \"stage\"\nlevel = {level}");
+        let (held, _) = common::run_to(&channel(&stage), 300.0);
+        common::assert_same_fields(&open, &held, &format!("a stage at {level} m"));
+    }
+}
