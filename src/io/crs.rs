@@ -101,7 +101,7 @@ fn why_not_projected_metres(wkt: &str) -> Option<String> {
     }
     // The projected system's own unit is the last UNIT[name, factor] of its WKT.
     let unit = &wkt[wkt.rfind("UNIT[")? + 5..];
-    let mut parts = unit.split(|c| c == ',' || c == ']');
+    let mut parts = unit.split([',', ']']);
     let name = parts.next()?.trim().trim_matches('"').to_string();
     let factor: f64 = parts.next()?.trim().parse().ok()?;
     ((factor - 1.0).abs() > 1e-9)
