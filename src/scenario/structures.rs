@@ -203,12 +203,16 @@ pub(crate) fn build(
     // Each structure is held to what its own delivering end can pass; two drawing on one
     // cell could take more than it holds, and the clip at zero would make water (a hunt:
     // three culverts with one inlet made 1e-3 of the volume). So no cell is an end twice.
-    let mut claimed: std::collections::HashMap<usize, String> = Default::default();
+    // Each claimed cell's structure: its key, and its place in `out`.
+    let mut claimed: std::collections::HashMap<usize, (String, usize)> = Default::default();
     for (k, s) in culverts.iter().enumerate() {
         let culvert = culvert(k, s, frame, grid, elevation, datum, dir)?;
         let key = format!("culvert[{k}]");
         for &cell in culvert.ends.iter().flat_map(|e| &e.cells) {
-            if let Some(other) = claimed.insert(cell, key.clone()).filter(|o| *o != key) {
+            if let Some((other, _)) = claimed
+                .insert(cell, (key.clone(), out.len()))
+                .filter(|(o, _)| *o != key)
+            {
                 return Err(bad(
                     &key,
                     format!(
@@ -249,7 +253,6 @@ pub(crate) fn build(
     // cells are that stretch's. Where the cells are another structure's, it could pass
     // nothing, though water may stand over its crest: refused rather than run as a wall.
     let weirs_from = out.len();
-    let mut owner_of: std::collections::HashMap<usize, usize> = Default::default();
     for (owner, key, piece) in pieces {
         let stored = piece
             .ends
@@ -264,8 +267,7 @@ pub(crate) fn build(
         });
         let Some(taken) = (0..2).find(|&e| free[e].is_empty()) else {
             for &cell in free.iter().flatten() {
-                claimed.insert(cell, key.clone());
-                owner_of.insert(cell, out.len());
+                claimed.insert(cell, (key.clone(), out.len()));
             }
             let [(_, crest_a), (_, crest_b)] = piece.ends;
             let [a, b] = free;
@@ -285,25 +287,15 @@ pub(crate) fn build(
             });
             continue;
         };
-        let cell = stored[taken][0];
-        let before = owner_of.get(&cell).copied();
-        if before != Some(out.len() - 1)
-            || out.len() == weirs_from
-            || out[out.len() - 1].owner != owner
-        {
-            return Err(end_taken(
-                &key,
-                frame,
-                &piece.ends[taken].0,
-                &claimed[&cell],
-            ));
+        let (other, joined) = &claimed[&stored[taken][0]];
+        let joined = *joined;
+        if joined + 1 != out.len() || out[joined].owner != owner {
+            return Err(end_taken(&key, frame, &piece.ends[taken].0, other));
         }
-        let joined = out.len() - 1;
         out[joined].length += piece.weir.length;
         for (e, cells) in free.into_iter().enumerate() {
             for &cell in &cells {
-                claimed.insert(cell, key.clone());
-                owner_of.insert(cell, joined);
+                claimed.insert(cell, (key.clone(), joined));
             }
             out[joined].ends[e].cells.extend(cells);
             out[joined].ends[e].cells.sort_unstable();
