@@ -19,15 +19,22 @@
 const STRUCTURE_WORDS: u32 = 13u;
 const STRUCTURE_THREADS: u32 = 64u;
 
-// An end's water, area-weighted over its cells: (depth, level, 0, the discharge its cells
-// could deliver at critical flow across one side each). The heads are levels, not
+// An end's water, area-weighted over its cells. The heads are levels, not
 // energies: a cell's velocity at a draining end is that of the water converging on it,
 // not an approach velocity. (The swing that once ran a culvert backwards between still
 // ponds came from the law's stiffness near a level balance: see `smoothing` below.)
 // The level is the wet cells' (the lowest bed where none is wet): a dry cell on high
 // ground beside a levee counted at its bed lifted the end's level over the crest, and the
 // weir passed water that stood below it (exit 0; a physics hunt).
-fn structure_end(first: u32, count: u32) -> vec4<f32> {
+struct EndWater {
+    depth: f32,     // area-weighted mean depth (m)
+    level: f32,     // the wet cells' mean level (the lowest bed where none is wet)
+    wet_area: f32,  // m² (the whole area where none is wet)
+    area: f32,      // m²
+    supply: f32,    // m³/s its cells could deliver at critical flow across one side each
+}
+
+fn structure_end(first: u32, count: u32) -> EndWater {
     var area = 0.0;
     var depth = 0.0;
     var wet_area = 0.0;
@@ -48,7 +55,10 @@ fn structure_end(first: u32, count: u32) -> vec4<f32> {
         lowest = min(lowest, s.w);
         supply += width * s.x * sqrt(params.g * s.x);
     }
-    return vec4<f32>(depth / area, select(lowest, level / wet_area, wet_area > 0.0), 0.0, supply);
+    if (wet_area == 0.0) {
+        return EndWater(depth / area, lowest, area, area, supply);
+    }
+    return EndWater(depth / area, level / wet_area, wet_area, area, supply);
 }
 
 fn structure_word(c: u32, k: u32) -> f32 {
@@ -164,8 +174,8 @@ fn structure_discharge(c: u32) -> StructureFlow {
     let b = structure_end(structures[base + 10u], structures[base + 11u]);
     let invert_a = structure_word(c, 6u);
     let invert_b = structure_word(c, 7u);
-    let energy_a = a.y;
-    let energy_b = b.y;
+    let energy_a = a.level;
+    let energy_b = b.level;
     var q = 0.0;
     var supply = 0.0;
     if (level_gap_is_roundoff(energy_a, energy_b)) {
@@ -174,11 +184,11 @@ fn structure_discharge(c: u32) -> StructureFlow {
         // over a drowned crest on a rough bed (its ends' mean levels a few bits apart) began
         // to slosh, ±1 cm at 0.36 m/s (a hunt).
     } else if (energy_a >= energy_b) {
-        q = structure_law(c, select(0.0, energy_a - invert_a, a.x > params.dry_depth), energy_a - energy_b, b.y - invert_b);
-        supply = a.w;
+        q = structure_law(c, select(0.0, energy_a - invert_a, a.depth > params.dry_depth), energy_a - energy_b, b.level - invert_b);
+        supply = a.supply;
     } else {
-        q = -structure_law(c, select(0.0, energy_b - invert_b, b.x > params.dry_depth), energy_b - energy_a, a.y - invert_a);
-        supply = b.w;
+        q = -structure_law(c, select(0.0, energy_b - invert_b, b.depth > params.dry_depth), energy_b - energy_a, a.level - invert_a);
+        supply = b.supply;
     }
     // An end cannot deliver more than its cells pass at critical flow: keeps them from
     // being drained below dry in a step.
@@ -194,10 +204,29 @@ fn structure_discharge(c: u32) -> StructureFlow {
         // The relaxed discharge is held to what its delivering end can pass too: relaxing
         // down from a larger one kept a culvert running from a cell gone dry, which made
         // water (0.14 m³ on a draining slope, with exit 0).
-        q = clamp(q, -b.w, a.w);
+        q = clamp(q, -b.supply, a.supply);
+        q = clamp(q, -balancing_discharge(a, b), balancing_discharge(a, b));
     }
-    let delivering = select(b.x, a.x, q > 0.0);
+    let delivering = select(b.depth, a.depth, q > 0.0);
     return StructureFlow(q, structure_fill_bound(c, q), select(0.0, 1.0 / delivering, delivering > 0.0));
+}
+
+// The discharge that would bring the ends' levels together in one step of sim.dt if it
+// alone moved their water: the delivering end's wet cells each give in proportion to their
+// depth (its mean level falls Q dt / its wet area), the receiving end's cells each take the
+// same depth (its mean level rises Q dt / its area). A larger discharge would carry the
+// ends past each other within the step; near a level balance the laws' discharge rises
+// infinitely steeply, and the ends swung by the law's full discharge every step (±12 m³/s
+// over a drowned 16 m weir with no smoothing), or, smoothed, a lake over a rough bed kept
+// a current of 0.27 m/s going over the weir and back round its ends (hunts).
+fn balancing_discharge(a: EndWater, b: EndWater) -> f32 {
+    var high = a;
+    var low = b;
+    if (b.level > a.level) {
+        high = b;
+        low = a;
+    }
+    return (high.level - low.level) / (sim.dt * (1.0 / high.wet_area + 1.0 / low.area));
 }
 
 // dt limit (as source_speed's: the fill time of the depth rate Q / area in the receiving
