@@ -72,9 +72,6 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
 // lake over a rough bed grew into currents of 0.2-0.3 m/s along a levee (a hunt).
 fn eta_slope(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> f32 {
     let hd = params.dry_depth;
-    if (c.x > hd && ((m.w >= WALL_BED_TEST && p.x > hd) || (p.w >= WALL_BED_TEST && m.x > hd))) {
-        return 0.0;
-    }
     if (m.x <= hd || c.x <= hd || p.x <= hd) {
         return shoreline_eta_slope(m, c, p);
     }
@@ -90,6 +87,10 @@ fn eta_slope(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> f32 {
 // slower as it thinned, and left films of millimetres behind a receding shoreline (Thacker's
 // bowl). The faces keep the flat surface, and with it the positivity of first order.
 fn shoreline_eta_slope(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> f32 {
+    let hd = params.dry_depth;
+    if (c.x > hd && ((m.w >= WALL_BED_TEST && p.x > hd) || (p.w >= WALL_BED_TEST && m.x > hd))) {
+        return 0.0; // a wall beside wet water: the mirrored cell (see eta_slope)
+    }
     let bed_m = m.w - m.x;
     let bed_c = c.w - c.x;
     let bed_p = p.w - p.x;
