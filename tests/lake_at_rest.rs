@@ -87,6 +87,22 @@ fn disturbance_energy(
         .sum()
 }
 
+/// The disturbance's energy of `model`'s water at rest as given, and after running to `t`.
+fn energy_before_and_after(model: &quadflood::scenario::model::Model, t: f64) -> (f64, f64) {
+    let depth = model.domain(&model.depth);
+    let still = vec![0.0; depth.len()];
+    let start = quadflood::solver::Fields {
+        depth,
+        hu: still.clone(),
+        hv: still,
+    };
+    let (end, _) = common::run_to(model, t);
+    (
+        disturbance_energy(model, &start),
+        disturbance_energy(model, &end),
+    )
+}
+
 /// Friction and the scheme take energy out of a disturbed lake, whatever stands in it or
 /// around it. Two rules of the bed-slope source at shores gave energy instead (hunts):
 /// - wet cells beside a wall inside the domain took their surface's slope from the bed, as
@@ -116,14 +132,7 @@ fn a_disturbed_lake_loses_energy_beside_walls_and_shores() {
     ];
     for (what, terrain, extra) in cases {
         let model = common::model(&disturbed_lake(&terrain, &extra));
-        let start = quadflood::solver::Fields {
-            depth: model.domain(&model.depth),
-            hu: vec![0.0; model.domain(&model.depth).len()],
-            hv: vec![0.0; model.domain(&model.depth).len()],
-        };
-        let before = disturbance_energy(&model, &start);
-        let (end, _) = common::run_to(&model, 300.0);
-        let after = disturbance_energy(&model, &end);
+        let (before, after) = energy_before_and_after(&model, 300.0);
         println!("{what}: disturbance energy {before:.4e} at the start, {after:.4e} after 300 s");
         assert!(
             after < 0.5 * before,
@@ -167,14 +176,7 @@ manning = 0.03
 end = 1200.0
 "#,
     );
-    let start = quadflood::solver::Fields {
-        depth: model.domain(&model.depth),
-        hu: vec![0.0; model.domain(&model.depth).len()],
-        hv: vec![0.0; model.domain(&model.depth).len()],
-    };
-    let before = disturbance_energy(&model, &start);
-    let (end, _) = common::run_to(&model, 1200.0);
-    let after = disturbance_energy(&model, &end);
+    let (before, after) = energy_before_and_after(&model, 1200.0);
     println!("disturbance energy {before:.4e} at the start, {after:.4e} after 1200 s");
     assert!(
         after < 0.1 * before,
