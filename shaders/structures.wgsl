@@ -174,20 +174,20 @@ fn structure_discharge(c: u32) -> StructureFlow {
     let b = structure_end(structures[base + 10u], structures[base + 11u]);
     let invert_a = structure_word(c, 6u);
     let invert_b = structure_word(c, 7u);
-    let energy_a = a.level;
-    let energy_b = b.level;
+    let level_a = a.level;
+    let level_b = b.level;
     var q = 0.0;
     var supply = 0.0;
-    if (level_gap_is_roundoff(energy_a, energy_b)) {
+    if (level_gap_is_roundoff(level_a, level_b)) {
         // Levels that differ by their rounding alone stand level: the laws' discharge rises
         // as a root of the difference, infinitely steeply from zero, and a lake at rest
         // over a drowned crest on a rough bed (its ends' mean levels a few bits apart) began
         // to slosh, ±1 cm at 0.36 m/s (a hunt).
-    } else if (energy_a >= energy_b) {
-        q = structure_law(c, select(0.0, energy_a - invert_a, a.depth > params.dry_depth), energy_a - energy_b, b.level - invert_b);
+    } else if (level_a >= level_b) {
+        q = structure_law(c, select(0.0, level_a - invert_a, a.depth > params.dry_depth), level_a - level_b, level_b - invert_b);
         supply = a.supply;
     } else {
-        q = -structure_law(c, select(0.0, energy_b - invert_b, b.depth > params.dry_depth), energy_b - energy_a, a.level - invert_a);
+        q = -structure_law(c, select(0.0, level_b - invert_b, b.depth > params.dry_depth), level_b - level_a, level_a - invert_a);
         supply = b.supply;
     }
     // An end cannot deliver more than its cells pass at critical flow: keeps them from
@@ -205,7 +205,8 @@ fn structure_discharge(c: u32) -> StructureFlow {
         // down from a larger one kept a culvert running from a cell gone dry, which made
         // water (0.14 m³ on a draining slope, with exit 0).
         q = clamp(q, -b.supply, a.supply);
-        q = clamp(q, -balancing_discharge(a, b), balancing_discharge(a, b));
+        let balancing = balancing_discharge(a, b);
+        q = clamp(q, -balancing, balancing);
     }
     let delivering = select(b.depth, a.depth, q > 0.0);
     return StructureFlow(q, structure_fill_bound(c, q), select(0.0, 1.0 / delivering, delivering > 0.0));
