@@ -49,24 +49,34 @@ fn stage_ghost(level: f32, nearest: vec4<f32>, normal: u32, inward: f32) -> vec4
         return vec4<f32>(h, 0.0, 0.0, z + h);
     }
     let c = sqrt(params.g * h);
-    // Velocities below are along the inward normal.
-    let leaving = inward * nearest[normal] - 2.0 * sqrt(params.g * h_in);
-    var u = leaving + 2.0 * c;
+    let c_in = sqrt(params.g * h_in);
+    // Velocities below are along the inward normal. u = leaving + 2 c, with the outgoing
+    // invariant leaving = u_in - 2 c_in, written without the difference of the two
+    // celerities, and the Bernoulli edge state below as its departure x from c: taken as
+    // differences of near-equal numbers, a ripple of a few ulps came back with errors of
+    // their own size that did not cancel between the water entering and leaving, and a
+    // 1 µm ripple on a lake grew a circulation through the edge (a hunt).
+    var u = inward * nearest[normal] - 2.0 * params.g * (nearest.w - level) / (c_in + c);
     var depth = h;
     // The held level itself, not z + h: on a lake at rest at the level every eta
     // difference across the edge is then an exact zero.
     var eta = level;
     if (u > 0.0) {
-        // u = leaving + 2 c_e and c_e² + u²/2 = c², a quadratic in c_e.
-        let disc = 12.0 * c * c - 2.0 * leaving * leaving;
-        var c_edge = (sqrt(max(disc, 0.0)) - 2.0 * leaving) / 6.0;
-        u = leaving + 2.0 * c_edge;
-        if (disc < 0.0 || u > c_edge) {
+        // With c_e = c - x: u_e = u - 2 x and c_e² + u_e²/2 = c², a quadratic in x.
+        let b = c + u;
+        let disc = b * b - 1.5 * u * u;
+        let x = 0.5 * u * u / (b + sqrt(max(disc, 0.0)));
+        var c_edge = c - x;
+        var u_edge = u - 2.0 * x;
+        var drop = x * (2.0 * c - x) / params.g;
+        if (disc < 0.0 || u_edge > c_edge) {
             c_edge = c * sqrt(2.0 / 3.0);
-            u = c_edge;
+            u_edge = c_edge;
+            drop = h / 3.0;
         }
-        depth = c_edge * c_edge / params.g;
-        eta = z + depth;
+        u = u_edge;
+        depth = h - drop;
+        eta = level - drop;
     }
     var s = vec4<f32>(depth, nearest.y, nearest.z, eta);
     s[normal] = inward * u;
@@ -80,12 +90,20 @@ fn bed_beyond(e0: vec4<f32>, e1: vec4<f32>, k: f32) -> f32 {
     return z0 + k * (z0 - (e1.w - e1.x));
 }
 
-// The edge cell e0's state carried `k` cells out along the line through e1: free surface,
-// bed and velocities extrapolated linearly, the depth their difference. k = 0.5 is the
-// edge face. On a lake at rest eta comes out exactly e0's.
-fn extrapolated(e0: vec4<f32>, e1: vec4<f32>, k: f32) -> vec4<f32> {
-    let eta = e0.w + k * (e0.w - e1.w);
-    return vec4<f32>(eta - bed_beyond(e0, e1, k), e0.y + k * (e0.y - e1.y), e0.z + k * (e0.z - e1.z), eta);
+// The edge cell e0's state carried `k` cells out along the line through e1: free surface
+// and velocities on their limited slope (e0 - e1 against e1 - e2, none where e2 is dry),
+// the bed on its own line, the depth their difference. k = 0.5 is the edge face. On a lake
+// at rest eta comes out exactly e0's. Unlimited, the line through e0 and e1 doubled a
+// checkerboard ripple at the face, and a stage edge answered with twice the outgoing wave:
+// a 1 µm ripple on a lake grew along the edge into a checkerboard of ±6 mm and currents of
+// 15 mm/s (a hunt; tests/lake_at_rest.rs).
+fn extrapolated(e0: vec4<f32>, e1: vec4<f32>, e2: vec4<f32>, k: f32) -> vec4<f32> {
+    var slope = vec3<f32>(0.0);
+    if (e2.x > params.dry_depth) {
+        slope = vec3<f32>(limit(e0.w - e1.w, e1.w - e2.w), limit(e0.y - e1.y, e1.y - e2.y), limit(e0.z - e1.z, e1.z - e2.z));
+    }
+    let eta = e0.w + k * slope.x;
+    return vec4<f32>(eta - bed_beyond(e0, e1, k), e0.y + k * slope.y, e0.z + k * slope.z, eta);
 }
 
 // Ghost d (0, 1) on the line from the edge cell e0 through `at_edge`, the state on the
@@ -98,13 +116,13 @@ fn ghost_through(at_edge: vec4<f32>, e0: vec4<f32>, e1: vec4<f32>, d: i32) -> ve
 }
 
 // The ghosts of an open, inflow or stage edge at second order: the edge face's state from
-// the edge cell e0 and the next cell in, e1 (for a stage edge, the level held there with
-// the bed extrapolated), and the two ghosts on the line from e0 through it. A zero-gradient
+// the edge cell e0 and the next cells in, e1 and e2 (for a stage edge, the level held there
+// with the bed extrapolated), and the two ghosts on the line from e0 through it. A zero-gradient
 // ghost left the edge cell without a slope, so without its share of the bed-slope source
 // while friction acted on the whole cell: the edge cells slowed and deepened by 5-14%
 // (docs/validation.md, MacDonald). None (a zero depth) where e0, e1, the face state or
 // either ghost is dry: those edges keep their first-order ghosts.
-fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
+fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, e2: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
     let hd = params.dry_depth;
     if (e0.x <= hd || e1.x <= hd) {
         return vec4<f32>(0.0);
@@ -117,7 +135,7 @@ fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, d: i32, nor
     if (bc.kind == BC_OPEN && (leaving <= 0.0 || leaving * leaving < params.g * e0.x)) {
         return vec4<f32>(0.0);
     }
-    var at_edge = extrapolated(e0, e1, 0.5);
+    var at_edge = extrapolated(e0, e1, e2, 0.5);
     if (at_edge.x <= hd) {
         return vec4<f32>(0.0);
     }
@@ -133,17 +151,17 @@ fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, d: i32, nor
 }
 
 // A ghost cell outside the domain edge, d cells out (d = 0, 1), built from the cells
-// inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself
-// and `inner` the next cell in (dry where the domain is one cell across); `normal` selects
-// the velocity component that crosses the edge (1 = u, 2 = v) and `inward` is +1 when the
-// domain lies towards +x (+y) of the edge, else -1.
-fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inner: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
+// inside. `mirror` is the cell reflected across the edge, `nearest` the edge cell itself,
+// `inner` and `inner2` the next cells in (dry where the domain is too narrow for them);
+// `normal` selects the velocity component that crosses the edge (1 = u, 2 = v) and
+// `inward` is +1 when the domain lies towards +x (+y) of the edge, else -1.
+fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inner: vec4<f32>, inner2: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
     if (bc.kind == BC_WALL) {
         var s = mirror;
         s[normal] = -s[normal];
         return s;
     }
-    let linear = linear_ghost(bc, stage, nearest, inner, d, normal, inward);
+    let linear = linear_ghost(bc, stage, nearest, inner, inner2, d, normal, inward);
     if (linear.x > 0.0) {
         return linear;
     }
@@ -197,9 +215,13 @@ fn fill_ghost(stage: u32, t: i32) {
     if (across >= 2) {
         inner = tile[t + (d + 2) * step];
     }
+    var inner2 = OUTSIDE;
+    if (across >= 3) {
+        inner2 = tile[t + (d + 3) * step];
+    }
     let normal = select(2u, 1u, inward.x != 0);
     let sign = f32(inward.x + inward.y);
-    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, inner, d, normal, sign);
+    tile[t] = ghost_state(bc_defs[bc_edge[edge]], stage, mirror, nearest, inner, inner2, d, normal, sign);
 }
 
 // Imposed inflow through an edge face: unit discharge q (m^2/s, into the domain) enters at
