@@ -13,6 +13,9 @@ const INF_BITS: u32 = 0x7f800000u;  // bit pattern of +inf; positive floats orde
 // reconstruction turns a bed this high into a wall, so such cells need no special case.
 const WALL_BED: f32 = 1.0e6;
 const WALL_BED_TEST: f32 = 5.0e5;
+// The walls of weirs and crested levees (src/scenario/model.rs, STRUCTURE_WALL_BED) stand
+// higher: their faces stay dry banks (reconstruct.wgsl, wall_flux).
+const STRUCTURE_WALL_TEST: f32 = 1.5e6;
 const FRICTION_PER_CELL: u32 = 0x80000000u; // never set in a non-negative f32
 // A wave speed (m/s) no flood reaches (sqrt(g h) is 313 m/s in 10 km of water): beyond it
 // the run has blown up, even before anything overflows to infinity or NaN.

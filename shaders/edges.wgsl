@@ -156,7 +156,7 @@ fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, e2: vec4<f3
 // `normal` selects the velocity component that crosses the edge (1 = u, 2 = v) and
 // `inward` is +1 when the domain lies towards +x (+y) of the edge, else -1.
 fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inner: vec4<f32>, inner2: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
-    if (bc.kind == BC_WALL) {
+    if (bc.kind == BC_WALL || passes_nothing(bc, stage, nearest)) {
         var s = mirror;
         s[normal] = -s[normal];
         return s;
@@ -172,6 +172,19 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inn
         return stage_ghost(bc_value(bc, stage), nearest, normal, inward);
     }
     return nearest;
+}
+
+// Whether an inflow or rating edge passes no water beside edge cell `edge_cell` this stage
+// (a hydrograph at 0, a level below the curve's first): it is then a wall, ghosts and face
+// alike. Its own ghosts (on the line through the next cells in) and the imposed flux's face
+// met water running into it with its hydrostatic pressure alone, as a dry bank does: the
+// water ran on along the edge, and where the edge met a stage edge a circulation grew
+// through the corner (a hunt; tests/walls.rs).
+fn passes_nothing(bc: BcDef, stage: u32, edge_cell: vec4<f32>) -> bool {
+    if (bc.kind == BC_INFLOW) {
+        return bc_value(bc, stage) <= 0.0;
+    }
+    return OUTFLOW_EDGES && bc.kind == BC_RATING && rating_discharge(bc.series, edge_cell.w) <= 0.0;
 }
 
 // Index into bc_edge of the edge cell at level coordinate `along` (finest positions).
@@ -228,7 +241,7 @@ fn fill_ghost(stage: u32, t: i32) {
 // least at critical depth, so a dry edge cell can take any Q. `depth` is the edge cell's
 // depth on the face, as the face's reconstruction has it, so that the momentum flux goes
 // with the state the cell's slope and bed-slope source assume. `sign` is +1 when inflow
-// runs along +x (+y).
+// runs along +x (+y). A discharge of 0 is a wall instead (passes_nothing).
 fn inflow_face(q: f32, depth: f32, sign: f32) -> vec4<f32> {
     let g = params.g;
     let h_crit = pow(q * q / g, 1.0 / 3.0);
@@ -347,6 +360,9 @@ fn edge_face(stage: u32, edge: u32, cell: i32, step: i32, sign: f32, face: vec4<
         return vec4<f32>(0.0, face.y, face.z, 0.0);
     }
     if (OUTFLOW_EDGES && (bc.kind == BC_NORMAL || bc.kind == BC_RATING)) {
+        if (passes_nothing(bc, stage, tile[cell])) {
+            return vec4<f32>(0.0, face.y, face.z, 0.0);
+        }
         return outflow_face(stage, bc, cell, step, sign);
     }
     if (bc.kind != BC_INFLOW && bc.kind != BC_STAGE) {
@@ -362,7 +378,10 @@ fn edge_face(stage: u32, edge: u32, cell: i32, step: i32, sign: f32, face: vec4<
     if (bc.kind == BC_STAGE) {
         return face;
     }
-    return inflow_face(max(bc_value(bc, stage), 0.0), edge_face_depth(cell, step), sign);
+    if (passes_nothing(bc, stage, tile[cell])) {
+        return vec4<f32>(0.0, face.y, face.z, 0.0);
+    }
+    return inflow_face(bc_value(bc, stage), edge_face_depth(cell, step), sign);
 }
 
 // Boundary conditions that act on the face itself (walls, inflows) on the domain edge.

@@ -28,7 +28,7 @@ fn limit(a: f32, b: f32) -> f32 {
 fn slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
     let hd = params.dry_depth;
     if (m.x <= hd || c.x <= hd || p.x <= hd) {
-        return vec4<f32>(0.0);
+        return wall_slopes(m, c, p);
     }
     return vec4<f32>(
         limit(c.x - m.x, p.x - c.x),
@@ -36,6 +36,22 @@ fn slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
         limit(c.y - m.y, p.y - c.y),
         limit(c.z - m.z, p.z - c.z),
     );
+}
+
+fn is_plain_wall(s: vec4<f32>) -> bool {
+    return s.w >= WALL_BED_TEST && s.w < STRUCTURE_WALL_TEST;
+}
+
+// Slopes of a wet cell beside a plain wall (wall_flux): the wall is the cell's mirror, as
+// at the domain's wall edges, so only the velocity towards it has a slope.
+fn wall_slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
+    let hd = params.dry_depth;
+    if (c.x <= hd || !((is_plain_wall(m) || m.x > hd) && (is_plain_wall(p) || p.x > hd))) {
+        return vec4<f32>(0.0);
+    }
+    let un_m = select(m.y, -c.y, is_plain_wall(m));
+    let un_p = select(p.y, -c.y, is_plain_wall(p));
+    return vec4<f32>(0.0, 0.0, limit(c.y - un_m, un_p - c.y), 0.0);
 }
 
 // Flux through the face between l1 and r1; l2 and r2 are the next cells out.
@@ -60,8 +76,30 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
         let q = hs_l * u_l;
         return vec4<f32>(q, q * u_l, q * u_l, q * v_l);
     }
+    if (z_face >= WALL_BED_TEST && z_face < STRUCTURE_WALL_TEST) {
+        return wall_flux(h_l, u_l, v_l, h_r, u_r, v_r, eta_r - h_r >= WALL_BED_TEST);
+    }
     let f = hllc(hs_l, u_l, v_l, hs_r, u_r, v_r, g);
     return vec4<f32>(f.x, f.y - 0.5 * g * hs_l * hs_l, f.y - 0.5 * g * hs_r * hs_r, f.z);
+}
+
+// The face between water and a wall inside the domain (nodata, a levee without a crest):
+// the water's Riemann problem against its mirror, as at the domain's wall edges, so that
+// water running into the wall is stopped by the wall's pressure at once. As a dry bank (the
+// hydrostatic reconstruction's zero depth on the wall's side) the wall pushed back with the
+// water's hydrostatic pressure alone, and a front kept running into the wall's cell until
+// its own depth grew: 4.97 m/s at the wall against 3.46 at a wall edge (a hunt). The walls
+// of weirs and crested levees keep the dry bank: the water their ends give over the crest
+// leaves with its momentum, and stopped at the wall as well, it stood 9.5% higher over a
+// levee's crest than the weir equation has it (tests/levees.rs).
+fn wall_flux(h_l: f32, u_l: f32, v_l: f32, h_r: f32, u_r: f32, v_r: f32, wall_right: bool) -> vec4<f32> {
+    let g = params.g;
+    if (wall_right) {
+        let f = hllc(h_l, u_l, v_l, h_l, -u_l, v_l, g);
+        return vec4<f32>(0.0, f.y - 0.5 * g * h_l * h_l, f.y, 0.0);
+    }
+    let f = hllc(h_r, -u_r, v_r, h_r, u_r, v_r, g);
+    return vec4<f32>(0.0, f.y, f.y - 0.5 * g * h_r * h_r, 0.0);
 }
 
 // Limited free-surface slope of c: the cell's share of the bed-slope source (g h dEta).

@@ -10,7 +10,7 @@ use super::{
     water::*,
 };
 use crate::error::InputError;
-use crate::scenario::model::{Model, Rain, WALL_BED};
+use crate::scenario::model::{Model, Rain, STRUCTURE_WALL_BED, WALL_BED};
 use crate::scenario::reference::TimeReference;
 use crate::scenario::series::SeriesList;
 use crate::scenario::spec::*;
@@ -34,11 +34,22 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         .chain(weir_walls.iter().flatten())
         .copied()
         .collect();
+    // The walls water passes over by a structure's ends.
+    let structure_walls: std::collections::HashSet<usize> = levee_walls
+        .iter()
+        .zip(&spec.levees)
+        .filter(|(_, levee)| levee.crest.is_some())
+        .flat_map(|(wall, _)| wall)
+        .chain(weir_walls.iter().flatten())
+        .map(|&(i, j)| i + frame.nx * j)
+        .collect();
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
     let fine_bed: Vec<f32> = crate::parallel::map(elevation.len(), |k| {
         let z = elevation[k];
-        if z.is_nan() {
+        if structure_walls.contains(&k) {
+            STRUCTURE_WALL_BED
+        } else if z.is_nan() {
             WALL_BED
         } else {
             (z - datum) as f32

@@ -8,6 +8,11 @@ use bytemuck::{Pod, Zeroable};
 /// Bed elevation of cells outside the domain (padding, nodata): a wall to the scheme.
 pub const WALL_BED: f32 = 1.0e6;
 
+/// Bed elevation of the wall cells of weirs and crested levees, whose ends pass water over
+/// the wall: higher than [`WALL_BED`], so that the flux kernel tells them from plain walls
+/// (water meets a plain wall as its mirror, a structure's wall as a dry bank).
+pub const STRUCTURE_WALL_BED: f32 = 2.0e6;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limiter {
     Minmod,
