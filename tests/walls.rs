@@ -4,26 +4,15 @@
 
 mod common;
 
-/// A dam break in a channel 8 cells wide, its front running into a wall across the channel
-/// 50 m downstream: `wall` makes the wall ("edge": the domain ends there; "levee": a levee
-/// inside a longer channel; "inflow", "rating": the east edge, passing nothing).
-fn channel_towards(wall: &str) -> String {
-    let east = |kind: &str| format!("[[boundary.segment]]\nedge = \"east\"\n{kind}\n");
-    let (nx, levee) = match wall {
-        "edge" => (50, String::new()),
-        "levee" => (64, "[[levee]]\nline = [[50.5, 0.5], [50.5, 7.5]]\n".into()),
-        "inflow" => (50, east("type = \"inflow\"\ndischarge = 0.0")),
-        _ => (
-            50,
-            east("type = \"rating\"\nrating = { level = [2.0, 3.0], discharge = [0.0, 10.0] }"),
-        ),
-    };
+/// A dam break in a channel 8 cells wide (the first 8 of `ny` rows, `nx` long): water at
+/// `dam` behind x = 20 m, at `ahead` beyond (0: dry), Manning's `n`, and `extra`.
+fn dam_break(nx: usize, ny: usize, dam: f64, ahead: f64, n: f64, extra: &str) -> String {
     format!(
         r#"
 [domain]
 cell_size = 1.0
 nx = {nx}
-ny = 8
+ny = {ny}
 
 [terrain]
 type = "flat"
@@ -35,17 +24,40 @@ water_level = 0.0
 [[initial.region]]
 shape = "rectangle"
 min = [0.0, 0.0]
+max = [{nx}.0, 8.0]
+water_level = {ahead}
+
+[[initial.region]]
+shape = "rectangle"
+min = [0.0, 0.0]
 max = [20.0, 8.0]
-water_level = 1.0
+water_level = {dam}
 
 [friction]
-manning = 0.0
+manning = {n}
 
-{levee}
+{extra}
 [time]
 end = 12.0
 "#
     )
+}
+
+/// The dam break's front running into a wall across the channel 50 m downstream: `wall`
+/// makes the wall ("edge": the domain ends there; "levee": a levee inside a longer channel;
+/// "inflow", "rating": the east edge, passing nothing).
+fn channel_towards(wall: &str) -> String {
+    let east = |kind: &str| format!("[[boundary.segment]]\nedge = \"east\"\n{kind}\n");
+    let (nx, extra) = match wall {
+        "edge" => (50, String::new()),
+        "levee" => (64, "[[levee]]\nline = [[50.5, 0.5], [50.5, 7.5]]\n".into()),
+        "inflow" => (50, east("type = \"inflow\"\ndischarge = 0.0")),
+        _ => (
+            50,
+            east("type = \"rating\"\nrating = { level = [2.0, 3.0], discharge = [0.0, 10.0] }"),
+        ),
+    };
+    dam_break(nx, 8, 1.0, 0.0, 0.0, &extra)
 }
 
 /// The front reaches the wall at about 6 s and is thrown back as a bore. A wall inside
@@ -88,47 +100,20 @@ fn a_front_meets_walls_and_closed_edges_as_it_meets_a_wall_edge() {
     }
 }
 
-/// A dam break running along a channel 8 cells wide: between the domain's south and north
-/// edges, or between the south edge and a levee (`levee`; dry beyond it).
+/// The dam break running along the channel into water 0.5 m deep, between the domain's
+/// south and north edges, or between the south edge and a levee (`levee`; dry beyond it).
 fn channel_along(levee: bool) -> String {
-    let (ny, line) = match levee {
-        true => (12, "[[levee]]\nline = [[0.5, 8.5], [63.5, 8.5]]\n"),
-        false => (8, ""),
-    };
-    format!(
-        r#"
-[domain]
-cell_size = 1.0
-nx = 64
-ny = {ny}
-
-[terrain]
-type = "flat"
-elevation = 0.0
-
-[initial]
-water_level = 0.0
-
-[[initial.region]]
-shape = "rectangle"
-min = [0.0, 0.0]
-max = [64.0, 8.0]
-water_level = 0.5
-
-[[initial.region]]
-shape = "rectangle"
-min = [0.0, 0.0]
-max = [20.0, 8.0]
-water_level = 1.3
-
-[friction]
-manning = 0.03
-
-{line}
-[time]
-end = 10.0
-"#
-    )
+    match levee {
+        true => dam_break(
+            64,
+            12,
+            1.3,
+            0.5,
+            0.03,
+            "[[levee]]\nline = [[0.5, 8.5], [63.5, 8.5]]",
+        ),
+        false => dam_break(64, 8, 1.3, 0.5, 0.03, ""),
+    }
 }
 
 /// The levee's face takes the water's hydrostatic pressure exactly, as the wall edge does:
