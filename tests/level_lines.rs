@@ -140,7 +140,12 @@ fn bad_level_lines_are_refused() {
         ),
         (
             "type = \"open\"\nline = [[20.5, 1.5], [20.5, 40.0]]",
-            "runs along the domain's edge",
+            "an open line runs along the domain's edge",
+        ),
+        // A rating line off the edge was refused as an open line (a hunt).
+        (
+            "type = \"rating\"\nline = [[20.5, 1.5], [20.5, 40.0]]\nrating = { level = [1.0, 2.0], discharge = [0.0, 1.0] }",
+            "a rating line runs along the domain's edge",
         ),
         (
             "type = \"outfall\"\nline = [[1.5, 1.5], [1.5, 90.0]]",

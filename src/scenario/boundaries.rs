@@ -393,7 +393,7 @@ pub(crate) fn level_lines(
         let cells_len = cells.len();
         let inner = match s.kind.as_str() {
             "open" | "normal_depth" | "rating" => {
-                open_line_inner(frame, elevation, &cells, &format!("{key}.line"))?
+                open_line_inner(frame, elevation, &cells, &format!("{key}.line"), &s.kind)?
             }
             _ => Vec::new(),
         };
@@ -493,16 +493,17 @@ pub(crate) const OPEN_WEST: u8 = 1;
 
 pub(crate) const OPEN_NORTH: u8 = 4;
 
-/// For each cell of an open line, the side of the neighbour whose state it copies (zero
-/// gradient): a valid cell off the line whose opposite neighbour lies outside the domain
-/// (nodata or past the rectangle), so that the water the line takes leaves across the
-/// domain's edge. A cell with no such neighbour is refused: an open line runs along the
-/// edge of the domain, on the cells just inside it.
+/// For each cell of an open line (or a normal-depth or rating line, `kind`), the side of
+/// the neighbour whose state it copies (zero gradient): a valid cell off the line whose
+/// opposite neighbour lies outside the domain (nodata or past the rectangle), so that the
+/// water the line takes leaves across the domain's edge. A cell with no such neighbour is
+/// refused: such a line runs along the edge of the domain, on the cells just inside it.
 pub(crate) fn open_line_inner(
     frame: &Frame,
     elevation: &[f64],
     cells: &[(usize, usize)],
     key: &str,
+    kind: &str,
 ) -> Result<Vec<u8>, InputError> {
     let (nx, ny) = (frame.nx as i64, frame.ny as i64);
     let on_line: std::collections::HashSet<(usize, usize)> = cells.iter().copied().collect();
@@ -525,7 +526,7 @@ pub(crate) fn open_line_inner(
                     let (x, y) = frame.centre(i as usize, j as usize);
                     bad(
                         key,
-                        format!("an open line runs along the domain's edge, on the cells just inside it; the cell at ({x:.1}, {y:.1}) has no neighbour outside the domain across from one inside"),
+                        format!("{} {kind} line runs along the domain's edge, on the cells just inside it; the cell at ({x:.1}, {y:.1}) has no neighbour outside the domain across from one inside", if kind == "open" { "an" } else { "a" }),
                     )
                 })
         })
