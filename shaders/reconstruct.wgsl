@@ -38,8 +38,14 @@ fn slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
     );
 }
 
+// A wall inside the domain that is not a structure's: nodata, a levee without a crest.
+fn is_plain_wall_bed(z: f32) -> bool {
+    return z >= WALL_BED_TEST && z < STRUCTURE_WALL_TEST;
+}
+
+// A cell of such a wall (dry, so its level is its bed).
 fn is_plain_wall(s: vec4<f32>) -> bool {
-    return s.w >= WALL_BED_TEST && s.w < STRUCTURE_WALL_TEST;
+    return is_plain_wall_bed(s.w);
 }
 
 // Slopes of a wet cell beside a plain wall (wall_flux): the wall is the cell's mirror, as
@@ -76,7 +82,7 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
         let q = hs_l * u_l;
         return vec4<f32>(q, q * u_l, q * u_l, q * v_l);
     }
-    if (z_face >= WALL_BED_TEST && z_face < STRUCTURE_WALL_TEST) {
+    if (is_plain_wall_bed(z_face)) {
         return wall_flux(h_l, u_l, v_l, h_r, u_r, v_r, eta_r - h_r >= WALL_BED_TEST);
     }
     let f = hllc(hs_l, u_l, v_l, hs_r, u_r, v_r, g);
@@ -94,17 +100,18 @@ fn face_flux(l2: vec4<f32>, l1: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> vec4
 // levee's crest than the weir equation has it (tests/levees.rs).
 fn wall_flux(h_l: f32, u_l: f32, v_l: f32, h_r: f32, u_r: f32, v_r: f32, wall_right: bool) -> vec4<f32> {
     let g = params.g;
+    let h = select(h_r, h_l, wall_right);
+    let towards = select(-u_r, u_l, wall_right);
+    let along = select(v_r, v_l, wall_right);
     // Water moving along the wall only: the wall takes its hydrostatic pressure, exactly
     // (HLLC's sum of equal pressures is off by an ulp, a push every step).
-    if (select(u_r, u_l, wall_right) == 0.0) {
+    if (towards == 0.0) {
         return vec4<f32>(0.0);
     }
-    if (wall_right) {
-        let f = hllc(h_l, u_l, v_l, h_l, -u_l, v_l, g);
-        return vec4<f32>(0.0, f.y - 0.5 * g * h_l * h_l, f.y, 0.0);
-    }
-    let f = hllc(h_r, -u_r, v_r, h_r, u_r, v_r, g);
-    return vec4<f32>(0.0, f.y, f.y - 0.5 * g * h_r * h_r, 0.0);
+    // The mirror's flux is the same whichever side the wall is on; D is the water's side's.
+    let flux = hllc(h, towards, along, h, -towards, along, g).y;
+    let d = flux - 0.5 * g * h * h;
+    return vec4<f32>(0.0, select(flux, d, wall_right), select(d, flux, wall_right), 0.0);
 }
 
 // Limited free-surface slope of c: the cell's share of the bed-slope source (g h dEta).
