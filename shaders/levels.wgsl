@@ -8,8 +8,10 @@
 // the same inputs, then the two fine faces with the fine block's own stencil, and takes
 // their mean as its face: one flux, the same bits on both sides.
 //
-// Along a side, a fine block sees 8 coarse cells; the first and last of them get no slope
-// along the side, since their outer neighbours lie beyond what the fine block can see.
+// Along the side, coarse cell C's slope comes from its two coarse neighbours on the same
+// side, except at the ends of the coarse block's side, where the outer neighbour is out of
+// sight of the fine block: there the fine cells beside C, half a coarse cell apart along the
+// side, give the missing difference.
 
 // Limited slopes of (h, u, v, eta) of c between m and p, zero next to a dry cell.
 fn cell_slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
@@ -27,15 +29,31 @@ fn fine_mean(d0t0: vec4<f32>, d1t0: vec4<f32>, d0t1: vec4<f32>, d1t1: vec4<f32>)
     return ((d0t0 + d1t0) + (d0t1 + d1t1)) * 0.25;
 }
 
+// Slopes along the side of coarse cell C, the a-th (0..15) of its block's side, limited
+// between C's neighbours `c_low` and `c_high` (not read at the ends, a = 0 or 15) and the
+// fine cells beside C, f(depth, position): f0 = (0, 0), f1 = (1, 0), f2 = (0, 1), f3 = (1, 1).
+fn along_slopes(a: i32, c_low: vec4<f32>, c: vec4<f32>, c_high: vec4<f32>,
+                f0: vec4<f32>, f1: vec4<f32>, f2: vec4<f32>, f3: vec4<f32>) -> vec4<f32> {
+    if (a > 0 && a < 15) {
+        return cell_slopes(c_low, c, c_high);
+    }
+    let hd = params.dry_depth;
+    let inner = select(c_low, c_high, a == 0);
+    if (c.x <= hd || inner.x <= hd || min(min(f0.x, f1.x), min(f2.x, f3.x)) <= hd) {
+        return vec4<f32>(0.0);
+    }
+    // The fine pairs' means are half a coarse cell apart: their difference doubled.
+    let fine_rise = (f2 + f3) - (f0 + f1);
+    let outer = select(c - c_low, c_high - c, a == 0);
+    return vec4<f32>(limit(fine_rise.x, outer.x), limit(fine_rise.y, outer.y),
+                     limit(fine_rise.z, outer.z), limit(fine_rise.w, outer.w));
+}
+
 // The virtual fine cell a quarter coarse cell from C's centre: `toward` is +1/4 for the layer
 // next to the fine block, -1/4 for the far one; `along` is -1/4 or +1/4 along the side.
-fn virtual_fine(c: vec4<f32>, c_far: vec4<f32>, fine: vec4<f32>, c_low: vec4<f32>, c_high: vec4<f32>,
-                with_along: bool, toward: f32, along: f32) -> vec4<f32> {
+fn virtual_fine(c: vec4<f32>, c_far: vec4<f32>, fine: vec4<f32>, slope_along: vec4<f32>,
+                toward: f32, along: f32) -> vec4<f32> {
     let across = cell_slopes(c_far, c, fine);
-    var slope_along = vec4<f32>(0.0);
-    if (with_along) {
-        slope_along = cell_slopes(c_low, c, c_high);
-    }
     var g = c + across * toward + slope_along * along;
     g.x = max(g.x, 0.0);
     return g;
@@ -79,18 +97,21 @@ fn virtual_halo(stage: u32, b: u32, nb: u32, side: u32, l: vec2<i32>) -> vec4<f3
         f[n] = to_primitive(load_own(stage, b, u32(cell.x + BLOCK * cell.y)));
     }
     let fine = fine_mean(f[0], f[1], f[2], f[3]);
-    let with_along = k >= 1 && k <= 6;
+    let a = dot(cc, run) & 15;                   // C along the coarse block's side
     var c_low = c;
     var c_high = c;
-    if (with_along) {
+    if (a > 0) {
         c_low = load_global(stage, nb, cc.x - run.x, cc.y - run.y);
+    }
+    if (a < 15) {
         c_high = load_global(stage, nb, cc.x + run.x, cc.y + run.y);
     }
+    let slope_along = along_slopes(a, c_low, c, c_high, f[0], f[1], f[2], f[3]);
     // Layers beyond the block: 0 next to it, 1 further out.
     let beyond = dot(l, out) - select(1, BLOCK, out.x + out.y > 0);
     let toward = select(-0.25, 0.25, beyond == 0);
     let along = select(-0.25, 0.25, (pos & 1) == 1);
-    return virtual_fine(c, c_far, fine, c_low, c_high, with_along, toward, along);
+    return virtual_fine(c, c_far, fine, slope_along, toward, along);
 }
 
 // --- The coarse side: own cell `a` (0..15) along a side facing finer blocks.
@@ -128,12 +149,12 @@ fn finer_halo(stage: u32, b: u32, side: u32, l: vec2<i32>) -> vec4<f32> {
 fn coarse_side_face(stage: u32, b: u32, side: u32, a: i32) -> vec4<f32> {
     let c = own_edge(side, a, 0);
     let c_far = own_edge(side, a, 1);
-    let k = a % 8;
-    let with_along = k >= 1 && k <= 6;
     var c_low = c;
     var c_high = c;
-    if (with_along) {
+    if (a > 0) {
         c_low = own_edge(side, a - 1, 0);
+    }
+    if (a < 15) {
         c_high = own_edge(side, a + 1, 0);
     }
     // An array on purpose: see virtual_halo.
@@ -142,11 +163,12 @@ fn coarse_side_face(stage: u32, b: u32, side: u32, a: i32) -> vec4<f32> {
         f[n] = fine_beside(stage, b, side, a, n & 1, n >> 1u);
     }
     let fine = fine_mean(f[0], f[1], f[2], f[3]);
+    let slope_along = along_slopes(a, c_low, c, c_high, f[0], f[1], f[2], f[3]);
     var sum = vec4<f32>(0.0);
     for (var t = 0; t < 2; t++) {
         let along = select(-0.25, 0.25, t == 1);
-        let g1 = virtual_fine(c, c_far, fine, c_low, c_high, with_along, 0.25, along);
-        let g2 = virtual_fine(c, c_far, fine, c_low, c_high, with_along, -0.25, along);
+        let g1 = virtual_fine(c, c_far, fine, slope_along, 0.25, along);
+        let g2 = virtual_fine(c, c_far, fine, slope_along, -0.25, along);
         let f1 = f[2 * t];
         let f2 = f[2 * t + 1];
         // The stencil the fine block uses for this face, in its orientation.

@@ -235,3 +235,45 @@ end = 600.0
         );
     }
 }
+
+/// A frictionless film thinner than half the last bit of its surface (5e-8 m on beds of 1.1
+/// to 1.8 m, whose surfaces step by 1.2e-7 m) is invisible to the faces: its surface rounds
+/// to its bed, so they move none of its water. It must not move at all. With the bed-slope
+/// source still pushing it, its momentum grew without end while the depth stayed put: a
+/// film left on a beach reached 265 m/s after 300 s, and the time step followed it (a hunt,
+/// docs/data/hunts-2026-11-28-d/hunt12).
+#[test]
+fn a_film_too_thin_for_its_surface_stays_at_rest() {
+    let model = common::model(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 16
+ny = 16
+
+[terrain]
+type = "expression"
+# The first column sets the datum at 0; the film lies on a 5% slope above it.
+expression = "(1 + 0.05*x) * (signum(x - 1) + 1) / 2"
+
+[initial]
+depth = "0.00000005 * (signum(x - 2) + 1) / 2"
+
+[time]
+end = 1e6
+"#,
+    );
+    let (f, status) = common::run_to(&model, 20.0);
+    let depth0 = model.domain(&model.depth);
+    let moved = f.depth.iter().zip(&depth0).filter(|(a, b)| a != b).count();
+    let speed = (0..f.depth.len())
+        .filter(|&c| f.depth[c] > 0.0)
+        .map(|c| f.hu[c].abs().max(f.hv[c].abs()) / f.depth[c])
+        .fold(0.0f32, f32::max);
+    println!(
+        "{} steps, max speed {speed} m/s, {moved} depths changed",
+        status.steps
+    );
+    assert_eq!(moved, 0, "the faces moved water they cannot see");
+    assert_eq!(speed, 0.0, "an invisible film moves at {speed} m/s");
+}
