@@ -604,12 +604,13 @@ fn info() -> Result<()> {
             i.name, i.backend, i.device_type, i.driver, i.driver_info
         );
         println!(
-            "  storage binding {} MiB, buffer {} MiB, workgroup memory {} KiB, {} invocations per workgroup, timestamps: {}",
+            "  storage binding {} MiB, buffer {} MiB, workgroup memory {} KiB, {} invocations per workgroup, timestamps: {}, buffer bounds checked by the device: {}",
             l.max_storage_buffer_binding_size >> 20,
             l.max_buffer_size >> 20,
             l.max_compute_workgroup_storage_size >> 10,
             l.max_compute_invocations_per_workgroup,
-            a.features().contains(wgpu::Features::TIMESTAMP_QUERY)
+            a.features().contains(wgpu::Features::TIMESTAMP_QUERY),
+            device::bounds_buffers(&a)
         );
     }
     Ok(())

@@ -10,6 +10,9 @@ pub struct Gpu {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub features: wgpu::Features,
+    /// The device bounds every buffer access itself (Vulkan's robustBufferAccess2, which
+    /// wgpu enables where offered), so naga's clamps guard only the kernels' own arrays.
+    pub bounds_buffers: bool,
 }
 
 const NO_ADAPTER_HELP: &str = "quadflood needs a Vulkan, Metal or DX12 GPU adapter. \
@@ -113,6 +116,7 @@ impl Gpu {
         Ok(Gpu {
             device,
             queue,
+            bounds_buffers: bounds_buffers(&adapter),
             info,
             limits,
             features,
@@ -130,4 +134,33 @@ impl Gpu {
     pub fn is_cpu(&self) -> bool {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
+}
+
+/// Whether a Vulkan adapter offers robustBufferAccess2: reads past a buffer binding's end
+/// return zero and writes there are dropped, by the device itself.
+#[cfg(not(target_vendor = "apple"))]
+pub fn bounds_buffers(adapter: &wgpu::Adapter) -> bool {
+    use ash::vk;
+    // SAFETY: the hal adapter is only read, while `adapter` keeps it alive.
+    unsafe {
+        let Some(hal) = adapter.as_hal::<wgpu::hal::api::Vulkan>() else {
+            return false;
+        };
+        let properties = hal.physical_device_capabilities();
+        if properties.properties().api_version < vk::API_VERSION_1_1
+            || !properties.supports_extension(ash::ext::robustness2::NAME)
+        {
+            return false;
+        }
+        let mut robustness2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness2);
+        let instance = hal.shared_instance().raw_instance();
+        instance.get_physical_device_features2(hal.raw_physical_device(), &mut features);
+        robustness2.robust_buffer_access2 == vk::TRUE
+    }
+}
+
+#[cfg(target_vendor = "apple")]
+pub fn bounds_buffers(_adapter: &wgpu::Adapter) -> bool {
+    false
 }

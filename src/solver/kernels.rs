@@ -391,9 +391,9 @@ impl RankKernels {
     }
 }
 
-/// The solver module. QUADFLOOD_SOLVER_WGSL names a file that replaces the built-in source
-/// and QUADFLOOD_SHADER_CHECKS=off drops naga's runtime checks: both for kernel
-/// experiments on a GPU without a rebuild.
+/// The solver module. QUADFLOOD_SOLVER_WGSL names a file that replaces the built-in source,
+/// for kernel experiments on a GPU without a rebuild; QUADFLOOD_SHADER_CHECKS picks naga's
+/// runtime checks (`shader_checks`).
 fn solver_module(gpu: &Gpu) -> wgpu::ShaderModule {
     let source = match std::env::var("QUADFLOOD_SOLVER_WGSL") {
         Ok(path) => std::fs::read_to_string(&path)
@@ -404,13 +404,36 @@ fn solver_module(gpu: &Gpu) -> wgpu::ShaderModule {
         label: Some("solver"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     };
-    if std::env::var("QUADFLOOD_SHADER_CHECKS").as_deref() == Ok("off") {
-        // SAFETY: experiments only; the kernels' indices stay in range by construction.
-        unsafe {
-            gpu.device
-                .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+    let setting = std::env::var("QUADFLOOD_SHADER_CHECKS").ok();
+    let checks = shader_checks(setting.as_deref(), gpu.bounds_buffers);
+    // SAFETY: by default the only checks left out are naga's clamps of the kernels' own
+    // arrays' indices, which stay in range by construction, on devices that bound buffer
+    // accesses themselves (shader_checks).
+    unsafe { gpu.device.create_shader_module_trusted(desc, checks) }
+}
+
+/// naga's runtime checks. On a device that bounds buffer accesses itself, wgpu's bounds
+/// checks only clamp the index of every access to the kernels' workgroup and local arrays
+/// (the tile, the faces), whose indices come from the thread's place in the block and stay
+/// in range by construction: the clamps cost 1.7% of a step on an H200 (they keep the
+/// compiler from folding a stencil's offsets into its loads; docs/benchmarks-history.md),
+/// so they are left out there. QUADFLOOD_SHADER_CHECKS overrides: "all", "default", "off",
+/// or a comma list of those to leave out ("loops", "bounds", "int-div").
+fn shader_checks(setting: Option<&str>, bounds_buffers: bool) -> wgpu::ShaderRuntimeChecks {
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    let dropped = match setting {
+        None | Some("default") if bounds_buffers => "bounds",
+        None | Some("default") | Some("all") => "",
+        Some("off") => "loops,bounds,int-div",
+        Some(list) => list,
+    };
+    for check in dropped.split(',').filter(|c| !c.is_empty()) {
+        match check {
+            "loops" => checks.force_loop_bounding = false,
+            "bounds" => checks.bounds_checks = false,
+            "int-div" => checks.int_div_checks = false,
+            other => panic!("QUADFLOOD_SHADER_CHECKS: unknown check {other:?}"),
         }
-    } else {
-        gpu.device.create_shader_module(desc)
     }
+    checks
 }
