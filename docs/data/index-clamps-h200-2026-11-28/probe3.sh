@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+set -u
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+export XDG_RUNTIME_DIR=/tmp
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+./.bench/quadflood-new info
+bench() { local name=$1; shift
+  rm -f /tmp/b.json; env "$@" bench --n ${N:-4096} --steps 1000 ${M---maxima} --adapter NVIDIA --json /tmp/b.json > /tmp/log.txt 2>&1
+  echo "$name n=${N:-4096} ${M---maxima}: $(grep -o '"cell_updates_per_s": [0-9.e+]*' /tmp/b.json)"; }
+for round in 1 2; do
+  bench base ./.bench/quadflood-base
+  bench new ./.bench/quadflood-new
+  bench new-checks-all QUADFLOOD_SHADER_CHECKS=all ./.bench/quadflood-new
+  for v in speedmax nofilm; do bench "var-$v" QUADFLOOD_SOLVER_WGSL=.bench/var/$v.wgsl ./.bench/quadflood-new; done
+done
+for N in 1024; do for M in --maxima " "; do bench base ./.bench/quadflood-base; bench new ./.bench/quadflood-new; done; done
+N=4096 M=" " bench base ./.bench/quadflood-base; N=4096 M=" " bench new ./.bench/quadflood-new
