@@ -30,25 +30,35 @@ fn sixteen_or_seventeen_rows_of_threads_give_the_same_bits() {
     }
 }
 
+/// Each shipped case, scaled down, writes the same bytes with `variable` set to either value.
+fn a_knob_changes_no_bit(variable: &str, values: [&str; 2], cases: &[(&str, &[&str])]) {
+    for &(scenario, settings) in cases {
+        let run = |value| common::run_shipped(scenario, settings, &[(variable, value)]);
+        common::assert_same_results(
+            &run(values[0]),
+            &run(values[1]),
+            &format!(
+                "{scenario} {settings:?}, {variable} {} and {}",
+                values[0], values[1]
+            ),
+        );
+    }
+}
+
 /// WebGPU zeroes workgroup memory at each workgroup's start; the solver skips that
 /// (QUADFLOOD_ZERO_WORKGROUP=on restores it), so the kernels must write every workgroup
 /// value they read: across level changes (virtual halos, side faces) and on the domain
 /// edge with an inflow.
 #[test]
 fn workgroup_memory_need_not_start_zeroed() {
-    for (scenario, settings) in [
-        ("circular-dam-break-3-levels.toml", &["time.end=5"][..]),
-        ("inflow-box.toml", &["time.end=40"][..]),
-    ] {
-        let run = |zeroed| {
-            common::run_shipped(scenario, settings, &[("QUADFLOOD_ZERO_WORKGROUP", zeroed)])
-        };
-        common::assert_same_results(
-            &run("on"),
-            &run("off"),
-            &format!("{scenario}, workgroup memory zeroed or not"),
-        );
-    }
+    a_knob_changes_no_bit(
+        "QUADFLOOD_ZERO_WORKGROUP",
+        ["on", "off"],
+        &[
+            ("circular-dam-break-3-levels.toml", &["time.end=5"]),
+            ("inflow-box.toml", &["time.end=40"]),
+        ],
+    );
 }
 
 /// On devices that bound buffer accesses themselves (lavapipe and the NVIDIA drivers among
@@ -58,18 +68,13 @@ fn workgroup_memory_need_not_start_zeroed() {
 /// real-looking terrain.
 #[test]
 fn the_index_clamps_left_out_change_no_bit() {
-    for (scenario, settings) in [
-        ("circular-dam-break-3-levels.toml", &["time.end=5"][..]),
-        ("inflow-box.toml", &["time.end=40"][..]),
-        ("river-valley.toml", &["time.end=60"][..]),
-    ] {
-        let run = |checks| {
-            common::run_shipped(scenario, settings, &[("QUADFLOOD_SHADER_CHECKS", checks)])
-        };
-        common::assert_same_results(
-            &run("all"),
-            &run("default"),
-            &format!("{scenario} {settings:?}, with and without naga's index clamps"),
-        );
-    }
+    a_knob_changes_no_bit(
+        "QUADFLOOD_SHADER_CHECKS",
+        ["all", "default"],
+        &[
+            ("circular-dam-break-3-levels.toml", &["time.end=5"]),
+            ("inflow-box.toml", &["time.end=40"]),
+            ("river-valley.toml", &["time.end=60"]),
+        ],
+    );
 }
