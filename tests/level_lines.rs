@@ -86,6 +86,49 @@ fn a_stage_line_fills_a_basin_to_its_level_and_counts_the_water() {
     }
 }
 
+/// A stage line whose level rises 2 cm/s across a lake: every cell the line crosses must end
+/// each step at the series' level, as docs/scenario.md says, not at the mean of its last
+/// depth and the new level, which lagged a rising level by a step (2.1 mm at 60 s, hunt 13).
+#[test]
+fn a_stage_line_stands_at_its_series_at_every_step() {
+    let model = common::model(
+        r#"
+[domain]
+cell_size = 1.0
+nx = 64
+ny = 32
+
+[terrain]
+type = "flat"
+
+[initial]
+water_level = 0.5
+
+[friction]
+manning = 0.03
+
+[[boundary.line]]
+type = "stage"
+line = [[32.5, 4.5], [32.5, 27.5]]
+level = { time = [0.0, 10.0, 60.0], value = [0.5, 0.5, 1.5] }
+
+[time]
+end = 1e6
+"#,
+    );
+    let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+    for t in [23.0, 41.0, 60.0] {
+        sim.advance_to(t, &mut |_| {}).unwrap();
+        let depth = sim.read_fields().depth;
+        let level = 0.5 + (t - 10.0) / 50.0;
+        let worst = (5..27)
+            .map(|j| (depth[32 + 64 * j] as f64 - level).abs())
+            .fold(0.0, f64::max);
+        println!("t = {t} s: the line's cells within {worst:e} m of the series' {level} m");
+        assert!(worst < 1e-6, "the line stands {worst} m off its series at {t} s");
+    }
+}
+
 #[test]
 fn an_outfall_line_drains_a_basin_and_counts_the_water() {
     let model = common::model(
