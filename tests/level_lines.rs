@@ -125,7 +125,10 @@ end = 1e6
             .map(|j| (depth[32 + 64 * j] as f64 - level).abs())
             .fold(0.0, f64::max);
         println!("t = {t} s: the line's cells within {worst:e} m of the series' {level} m");
-        assert!(worst < 1e-6, "the line stands {worst} m off its series at {t} s");
+        assert!(
+            worst < 1e-6,
+            "the line stands {worst} m off its series at {t} s"
+        );
     }
 }
 
