@@ -427,7 +427,9 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     let out = vec3<f32>(x_out.x + y_out.x, x_out.y + y_out.y, y_out.z + x_out.z);
     if (cell_thread) {
         face[tid].x = out.x;
-        face[tid].y = start.x; // U^n for level lines (stage_line_depth), read after it is overwritten
+        if (stage == 2u && span.y > 0u) {
+            face[tid].y = start.x; // U^n for level lines (stage_line_depth), read after it is overwritten
+        }
     }
     if (tid < SIDE_CELLS) {
         face[EDGE_MASS + tid / 4u][tid % 4u] = edge;
