@@ -446,10 +446,15 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
     if (stage != 0u && valid) {
         let dt = sim.dt;
         var rate: f32;
+        var soaked = vec2<f32>(0.0); // the step's rain the ground takes as it falls
         if (level != NONE) {
             rate = level_rate(b, tid, stage, sources[level], span);
         } else {
             rate = inflow_rate(span, tid, stage, select(own.x, start.x, stage == 2u));
+            if (LOSSES) {
+                soaked = rain_soaked(b, tid, span.w, dt);
+                rate -= rain_rate(span.w, tid, stage) * soaked.y;
+            }
         }
         let dh = dt * rate - (dt / geo.dx) * out.x;
         // Only blocks with sources have sinks; level lines hold their cells' momentum
@@ -471,8 +476,8 @@ fn run_stage(stage: u32, kind: u32, ids: Invocation) {
             }
             if (LOSSES && level == NONE) {
                 let before = next.x;
-                next = apply_losses(b, tid, next, dt, cell_draw(vec2<i32>(li, lj), LOSS_DRAW));
-                lost = (before - next.x) * geo.dx * geo.dx;
+                next = apply_losses(b, tid, next, dt, soaked.x, cell_draw(vec2<i32>(li, lj), LOSS_DRAW));
+                lost = ((before - next.x) + soaked.x) * geo.dx * geo.dx;
             }
             if (next.x <= params.dry_depth) {
                 next.y = 0.0;
