@@ -13,8 +13,9 @@ struct ExchangeSizes {
 }
 
 // Messages lie one after another in the word buffers, each its cells (h, hu, hv: the bed
-// never changes, so it does not travel) and then its blocks' wet flags, so that the host
-// sends and receives each as one slice. `*_index`: the state index of each cell, then the
+// never changes, so it does not travel; with losses also the depth the ground has taken,
+// on which the share of the rain it takes as it falls depends, `rain_soaked`) and then its
+// blocks' wet flags, so that the host sends and receives each as one slice. `*_index`: the state index of each cell, then the
 // block of each flag; `*_place`: the word each of them starts at.
 @group(2) @binding(0) var<uniform> sizes: ExchangeSizes;
 @group(2) @binding(1) var<storage, read> send_index: array<u32>;
@@ -23,6 +24,14 @@ struct ExchangeSizes {
 @group(2) @binding(4) var<storage, read> recv_words: array<u32>;
 @group(2) @binding(5) var<storage, read> send_place: array<u32>;
 @group(2) @binding(6) var<storage, read> recv_place: array<u32>;
+
+// The word of `losses` holding what the ground of the cell at state index `cell` has
+// taken, NONE in a block that loses nothing (src/solver/loss_table.rs): the same on every
+// rank, all built from one model.
+fn loss_word(cell: u32) -> u32 {
+    let base = losses[cell / CELLS_PER_BLOCK];
+    return select(base + cell % CELLS_PER_BLOCK, NONE, base == NONE);
+}
 
 @compute @workgroup_size(256)
 fn pack(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -33,6 +42,10 @@ fn pack(@builtin(global_invocation_id) gid: vec3<u32>) {
         send_words[w] = bitcast<u32>(s.x);
         send_words[w + 1u] = bitcast<u32>(s.y);
         send_words[w + 2u] = bitcast<u32>(s.z);
+        let lost = loss_word(send_index[i]);
+        if (LOSSES && lost != NONE) {
+            send_words[w + 3u] = losses[lost];
+        }
     }
     if (i < sizes.send_flags) {
         let k = sizes.send_cells + i;
@@ -49,6 +62,10 @@ fn unpack(@builtin(global_invocation_id) gid: vec3<u32>) {
         let h = vec3<f32>(bitcast<f32>(recv_words[w]), bitcast<f32>(recv_words[w + 1u]),
                           bitcast<f32>(recv_words[w + 2u]));
         state_a[cell] = vec4<f32>(h, state_a[cell].w);
+        let lost = loss_word(cell);
+        if (LOSSES && lost != NONE) {
+            losses[lost] = recv_words[w + 3u];
+        }
     }
     if (i < sizes.recv_flags) {
         let k = sizes.recv_cells + i;

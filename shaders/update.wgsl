@@ -12,8 +12,9 @@ fn advance_cell(u: vec4<f32>, dh: f32, out: vec3<f32>, dt: f32, gn2: f32) -> vec
     // A film thinner than half the last bit of its surface (h + z rounds to z) is invisible
     // to the faces, which move none of its water: left with its momentum, the bed-slope
     // source sped it up without end while it stood still (265 m/s on a frictionless beach
-    // after 300 s, a hunt), and the time step followed.
-    if (h > params.dry_depth && h + u.w != u.w) {
+    // after 300 s, a hunt), and the time step followed. (`one`: a compiler may not fold
+    // h + z != z into h != 0, as it would over the reals.)
+    if (h > params.dry_depth && (h + u.w) * params.one != u.w) {
         // Implicit in the friction term: it can slow the flow to rest, never reverse it.
         let speed = sqrt(hu * hu + hv * hv) / h;
         let factor = 0.5 + sqrt(0.25 + dt * gn2 * speed / pow(h, 4.0 / 3.0));

@@ -259,7 +259,24 @@ end = 1e6
 
 #[test]
 fn losses_give_the_same_bits_on_any_number_of_ranks() {
-    let model = common::model(SPREADING);
+    same_bits_on_any_number_of_ranks(SPREADING);
+}
+
+/// The same with initial and continuing losses that the rain outruns once the initial
+/// loss is met (at 9 s): the ground then takes a share of the rain that depends on what it
+/// has taken, so a rank's ghost cells must know what their owner's ground has taken. They
+/// did not (it never travelled with the ghosts), soaked up all the rain in their stage 1,
+/// and the ranks' fluxes across their borders parted.
+#[test]
+fn losses_that_depend_on_what_was_taken_give_the_same_bits_on_any_number_of_ranks() {
+    let initial_continuing = "model = \"initial_continuing\"\ninitial = 0.1\ncontinuing = 10.0";
+    let green_ampt = "model = \"green_ampt\"\nconductivity = 30.0\nsuction = 90.0\ndeficit = 0.35";
+    assert!(SPREADING.contains(green_ampt));
+    same_bits_on_any_number_of_ranks(&SPREADING.replace(green_ampt, initial_continuing));
+}
+
+fn same_bits_on_any_number_of_ranks(scenario: &str) {
+    let model = common::model(scenario);
     let t = 20.0;
     let mut one = Simulation::new(common::gpu(), &model).unwrap();
     one.advance_to(t, &mut |_| {}).unwrap();

@@ -138,7 +138,12 @@ impl Gpu {
 
 /// Whether a Vulkan adapter offers robustBufferAccess2: reads past a buffer binding's end
 /// return zero and writes there are dropped, by the device itself.
-#[cfg(not(target_vendor = "apple"))]
+#[cfg(any(
+    windows,
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd"
+))]
 pub fn bounds_buffers(adapter: &wgpu::Adapter) -> bool {
     use ash::vk;
     // SAFETY: the hal adapter is only read, while `adapter` keeps it alive.
@@ -147,7 +152,9 @@ pub fn bounds_buffers(adapter: &wgpu::Adapter) -> bool {
             return false;
         };
         let properties = hal.physical_device_capabilities();
-        if properties.properties().api_version < vk::API_VERSION_1_1
+        // vkGetPhysicalDeviceFeatures2 is Vulkan 1.1, of the instance as of the device.
+        if hal.shared_instance().instance_api_version() < vk::API_VERSION_1_1
+            || properties.properties().api_version < vk::API_VERSION_1_1
             || !properties.supports_extension(ash::ext::robustness2::NAME)
         {
             return false;
@@ -160,7 +167,12 @@ pub fn bounds_buffers(adapter: &wgpu::Adapter) -> bool {
     }
 }
 
-#[cfg(target_vendor = "apple")]
+#[cfg(not(any(
+    windows,
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd"
+)))]
 pub fn bounds_buffers(_adapter: &wgpu::Adapter) -> bool {
     false
 }

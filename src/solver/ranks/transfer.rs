@@ -13,6 +13,8 @@ pub(super) struct Transfer {
     pub(super) peers: Vec<usize>,
     /// Group 0 for the pack and unpack kernels: the state buffers alone.
     pub(super) state_group: wgpu::BindGroup,
+    /// Words per cell: 3, or 4 with losses (`words`).
+    pub(super) cell_words: usize,
     /// Cells and flags per peer, sending and receiving.
     pub(super) send_cells: Vec<usize>,
     pub(super) recv_cells: Vec<usize>,
@@ -37,22 +39,23 @@ pub(super) struct Transfer {
     pub(super) received_maps: std::cell::RefCell<Option<Submitted>>,
 }
 
-/// Words of a message: three per cell (h, hu, hv), one per wet flag.
-fn words(cells: usize, flags: usize) -> usize {
-    3 * cells + flags
+/// Words of a message: `cell_words` per cell (h, hu, hv, and with losses the depth the
+/// ground has taken: see exchange.wgsl), one per wet flag.
+fn words(cells: usize, flags: usize, cell_words: usize) -> usize {
+    cell_words * cells + flags
 }
 
 impl Transfer {
     /// Bytes of each message sent, per peer.
     pub(super) fn send_bytes(&self) -> impl Iterator<Item = usize> + '_ {
         let (c, f) = (&self.send_cells, &self.send_flags);
-        (0..self.peers.len()).map(move |k| 4 * words(c[k], f[k]))
+        (0..self.peers.len()).map(move |k| 4 * words(c[k], f[k], self.cell_words))
     }
 
     /// Bytes of each message received, per peer.
     pub(super) fn recv_bytes(&self) -> impl Iterator<Item = usize> + '_ {
         let (c, f) = (&self.recv_cells, &self.recv_flags);
-        (0..self.peers.len()).map(move |k| 4 * words(c[k], f[k]))
+        (0..self.peers.len()).map(move |k| 4 * words(c[k], f[k], self.cell_words))
     }
 
     pub(super) fn sends(&self) -> bool {
@@ -66,17 +69,22 @@ impl Transfer {
 
 /// The index list and word places of one direction's messages (see exchange.wgsl): every
 /// message's cells (their storage indices), then every message's flags (their blocks).
-fn message_lists(local: &LocalGrid, exchanges: &[Exchange]) -> (Vec<u32>, Vec<u32>) {
+fn message_lists(
+    local: &LocalGrid,
+    exchanges: &[Exchange],
+    cell_words: usize,
+) -> (Vec<u32>, Vec<u32>) {
     let (mut cells, mut flags) = (Vec::new(), Vec::new());
     let (mut cell_places, mut flag_places) = (Vec::new(), Vec::new());
     let mut base = 0u32;
     for e in exchanges {
         let n = e.cells.len() as u32;
         cells.extend(local.cell_indices(e));
-        cell_places.extend((0..n).map(|j| base + 3 * j));
+        let stride = cell_words as u32;
+        cell_places.extend((0..n).map(|j| base + stride * j));
         let blocks = local.flag_blocks(e);
-        flag_places.extend((0..blocks.len() as u32).map(|j| base + 3 * n + j));
-        base += words(e.cells.len(), blocks.len()) as u32;
+        flag_places.extend((0..blocks.len() as u32).map(|j| base + stride * n + j));
+        base += words(e.cells.len(), blocks.len(), cell_words) as u32;
         flags.extend(blocks);
     }
     cells.extend(flags);
@@ -104,8 +112,9 @@ pub(super) fn transfer(
 ) -> Transfer {
     use wgpu::BufferUsages as U;
     let direct = strips_written_to_host(gpu);
-    let (send_index, send_place) = message_lists(local, &local.sends);
-    let (recv_index, recv_place) = message_lists(local, &local.recvs);
+    let cell_words = 3 + usize::from(sim.has_losses);
+    let (send_index, send_place) = message_lists(local, &local.sends, cell_words);
+    let (recv_index, recv_place) = message_lists(local, &local.recvs, cell_words);
     let count = |v: &[Exchange], f: fn(&Exchange) -> usize| v.iter().map(f).collect::<Vec<_>>();
     let t_counts = [
         count(&local.sends, |e| e.cells.len()),
@@ -117,7 +126,8 @@ pub(super) fn transfer(
         .iter()
         .map(|c| c.iter().sum::<usize>() as u32)
         .collect();
-    let total_words = |cells: &[usize], flags: &[usize]| words(total(cells), total(flags));
+    let total_words =
+        |cells: &[usize], flags: &[usize]| words(total(cells), total(flags), cell_words);
     let send_words = total_words(&t_counts[0], &t_counts[2]);
     let recv_words = total_words(&t_counts[1], &t_counts[3]);
     let storage = U::STORAGE | U::COPY_DST | U::COPY_SRC;
@@ -186,6 +196,7 @@ pub(super) fn transfer(
     let t = Transfer {
         state_group,
         peers: local.sends.iter().map(|e| e.rank).collect(),
+        cell_words,
         send_cells,
         recv_cells,
         send_flags,
