@@ -42,9 +42,11 @@ fn pack(@builtin(global_invocation_id) gid: vec3<u32>) {
         send_words[w] = bitcast<u32>(s.x);
         send_words[w + 1u] = bitcast<u32>(s.y);
         send_words[w + 2u] = bitcast<u32>(s.z);
-        let lost = loss_word(send_index[i]);
-        if (LOSSES && lost != NONE) {
-            send_words[w + 3u] = losses[lost];
+        if (LOSSES) {
+            let lost = loss_word(send_index[i]);
+            if (lost != NONE) {
+                send_words[w + 3u] = losses[lost];
+            }
         }
     }
     if (i < sizes.send_flags) {
@@ -62,9 +64,11 @@ fn unpack(@builtin(global_invocation_id) gid: vec3<u32>) {
         let h = vec3<f32>(bitcast<f32>(recv_words[w]), bitcast<f32>(recv_words[w + 1u]),
                           bitcast<f32>(recv_words[w + 2u]));
         state_a[cell] = vec4<f32>(h, state_a[cell].w);
-        let lost = loss_word(cell);
-        if (LOSSES && lost != NONE) {
-            losses[lost] = recv_words[w + 3u];
+        if (LOSSES) {
+            let lost = loss_word(cell);
+            if (lost != NONE) {
+                losses[lost] = recv_words[w + 3u];
+            }
         }
     }
     if (i < sizes.recv_flags) {

@@ -30,8 +30,9 @@ fn fine_mean(d0t0: vec4<f32>, d1t0: vec4<f32>, d0t1: vec4<f32>, d1t1: vec4<f32>)
 }
 
 // Slopes along the side of coarse cell C, the a-th (0..15) of its block's side, limited
-// between C's neighbours `c_low` and `c_high` (not read at the ends, a = 0 or 15) and the
-// fine cells beside C, f(depth, position): f0 = (0, 0), f1 = (1, 0), f2 = (0, 1), f3 = (1, 1).
+// between C's neighbours `c_low` and `c_high`; at the ends (a = 0 or 15), where the outer
+// one lies beyond the block (it is C itself there), between the inner one and the fine
+// cells beside C, f(depth, position): f0 = (0, 0), f1 = (1, 0), f2 = (0, 1), f3 = (1, 1).
 fn along_slopes(a: i32, c_low: vec4<f32>, c: vec4<f32>, c_high: vec4<f32>,
                 f0: vec4<f32>, f1: vec4<f32>, f2: vec4<f32>, f3: vec4<f32>) -> vec4<f32> {
     if (a > 0 && a < 15) {
@@ -44,9 +45,9 @@ fn along_slopes(a: i32, c_low: vec4<f32>, c: vec4<f32>, c_high: vec4<f32>,
     }
     // The fine pairs' means are half a coarse cell apart: their difference doubled.
     let fine_rise = (f2 + f3) - (f0 + f1);
-    let outer = select(c - c_low, c_high - c, a == 0);
-    return vec4<f32>(limit(fine_rise.x, outer.x), limit(fine_rise.y, outer.y),
-                     limit(fine_rise.z, outer.z), limit(fine_rise.w, outer.w));
+    let inner_rise = select(c - c_low, c_high - c, a == 0);
+    return vec4<f32>(limit(fine_rise.x, inner_rise.x), limit(fine_rise.y, inner_rise.y),
+                     limit(fine_rise.z, inner_rise.z), limit(fine_rise.w, inner_rise.w));
 }
 
 // The virtual fine cell a quarter coarse cell from C's centre: `toward` is +1/4 for the layer

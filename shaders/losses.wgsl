@@ -61,8 +61,11 @@ fn green_ampt_step(k: f32, psi_dtheta: f32, f: f32, dt: f32) -> f32 {
 // at dt = 10 s on a steep hillside, a hunt).
 fn rain_soaked(b: u32, tid: u32, rain_code: u32, dt: f32) -> vec2<f32> {
     let base = losses[b];
+    if (base == NONE) {
+        return vec2<f32>(0.0);
+    }
     let rain = 0.5 * dt * (rain_rate(rain_code, tid, 1u) + rain_rate(rain_code, tid, 2u));
-    if (base == NONE || !(rain > 0.0)) {
+    if (!(rain > 0.0)) {
         return vec2<f32>(0.0);
     }
     let taken = bitcast<f32>(losses[base + tid]);
@@ -83,7 +86,9 @@ fn apply_losses(b: u32, tid: u32, s: vec4<f32>, dt: f32, soaked: f32, draw: f32)
     }
     let taken = bitcast<f32>(losses[base + tid]);
     if (s.x <= 0.0) {
-        losses[base + tid] = bitcast<u32>(taken + soaked);
+        if (soaked > 0.0) {
+            losses[base + tid] = bitcast<u32>(taken + soaked);
+        }
         return s;
     }
     let p = loss_parameters(b, tid);

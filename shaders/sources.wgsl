@@ -164,8 +164,9 @@ fn level_rate(b: u32, tid: u32, stage: u32, entry: vec4<u32>, span: vec4<u32>) -
 }
 
 // The depth a stage or outfall line's cell ends the stage at before stage 2 averages it with
-// U^n: the line's level at the stage's end in stage 1, and in stage 2 the depth whose mean
-// with U^n is that level, so the step ends at the level itself. Held at the level in stage
+// U^n: the line's level at the step's start in stage 1 (as the rates of rain and sources
+// are taken there), and in stage 2 the depth whose mean with U^n is the level at the step's
+// end, so the step ends at that level itself. Held at the level in stage
 // 2 as well, the cell ended each step halfway from its last depth to the new level, a step
 // behind a rising or falling series (2.1 mm at a rise of 2 cm/s, a hunt). Where the level
 // falls by more than half the depth in a step, the cell ends the step at half its depth.
