@@ -326,19 +326,28 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
     if (e.x <= params.dry_depth) {
         return vec4<f32>(0.0);
     }
-    var q: f32;
+    var law: f32; // what the edge's law passes at the cell's depth and level
     if (bc.kind == BC_NORMAL) {
         let own = u32(cell % TILE - HALO + BLOCK * (cell / TILE - HALO));
         let gn2 = friction_of(friction[wg_block], own);
-        // At most critical flow, as a normal-depth line and a rating edge pass: a steeper
-        // outlet's Manning discharge left supercritical through a face built at critical
-        // depth, whose momentum flux drove the edge cell's water back inwards, and the cell
-        // passed out more than it held (a sloping outlet made water from nothing).
-        let manning = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
-        q = min(manning, e.x * sqrt(params.g * e.x));
+        law = pow(e.x, 5.0 / 3.0) * sqrt(bc.scale * params.g / gn2);
     } else {
-        q = rating_unit_discharge(bc.series, e.w, bc.scale, e.x);
+        law = rating_discharge(bc.series, e.w) * bc.scale;
     }
+    let critical = e.x * sqrt(params.g * e.x);
+    let outward = -sign * e.y; // the cell's velocity out of the domain
+    if (law > critical && outward * outward > params.g * e.x) {
+        // A steep outlet (its law passes more than critical flow) that supercritical water
+        // reaches is no control: the water leaves as it arrives, as through an `open` edge.
+        // Held to critical flow, the cell stood at critical depth, kept the momentum of the
+        // faster water arriving, and read 1.8 times the discharge it passed (hunt 14).
+        return supercritical_outflow(e, edge_face_depth(cell, step), outward, sign);
+    }
+    // At most critical flow, as a free overfall passes: a steeper outlet's discharge left
+    // supercritically through a face built at critical depth, whose momentum flux drove the
+    // edge cell's water back inwards, and the cell passed out more than it held (a sloping
+    // outlet made water from nothing).
+    var q = min(law, critical);
     if (stage != 1u) {
         note_speed(discharge_speed(q, e.x));
     }
@@ -347,6 +356,18 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
     }
     let f = inflow_face(-q, edge_face_depth(cell, step), sign);
     return vec4<f32>(f.xyz, f.x * e.z);
+}
+
+// The face of edge cell `e` (turned) whose water leaves supercritically at speed `outward`,
+// `depth` deep on the face: its own flux, with the momentum less the pressure (the D of
+// reconstruct.wgsl) q u, at most half the cell's water in a stage.
+fn supercritical_outflow(e: vec4<f32>, depth: f32, outward: f32, sign: f32) -> vec4<f32> {
+    var q = depth * outward;
+    if (sim.dt > 0.0) {
+        q = min(q, 0.5 * e.x * geo.dx / sim.dt);
+    }
+    let mass = -sign * q;
+    return vec4<f32>(mass, q * outward, q * outward, mass * e.z);
 }
 
 // Edge faces: a wall passes no water, exactly (the mirrored Riemann problem gives zero
