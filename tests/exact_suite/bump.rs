@@ -44,7 +44,7 @@ fn subcritical() {
 }
 
 #[test]
-#[ignore = "issue 22 open: depth order 1.61 < 1.8 and one cell 3.3 cm off (> 1 cm) at the critical section"]
+#[ignore = "issue 22 open: depth order 1.61 < 1.8 and one cell 3.3 cm off (> 1 cm) at the critical section, where the depth moves by the square root of the residual (docs/validation.md)"]
 fn transcritical() {
     let case = "bump-transcritical";
     let flow =
