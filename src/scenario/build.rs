@@ -10,7 +10,7 @@ use super::{
     water::*,
 };
 use crate::error::InputError;
-use crate::scenario::model::{Model, Rain, STRUCTURE_WALL_BED, WALL_BED};
+use crate::scenario::model::{Model, Rain, LINE_OUTSIDE_BED, STRUCTURE_WALL_BED, WALL_BED};
 use crate::scenario::reference::TimeReference;
 use crate::scenario::series::SeriesList;
 use crate::scenario::spec::*;
@@ -45,7 +45,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         .collect();
     // Nodata (NaN here) lies outside the domain: a wall, never wet, left out of the datum.
     let datum = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
-    let fine_bed: Vec<f32> = crate::parallel::map(elevation.len(), |k| {
+    let mut fine_bed: Vec<f32> = crate::parallel::map(elevation.len(), |k| {
         let z = elevation[k];
         if structure_walls.contains(&k) {
             STRUCTURE_WALL_BED
@@ -76,6 +76,9 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         dir,
         &mut series_list,
     )?);
+    for k in beyond_lines(&source_cells, &frame, &elevation) {
+        fine_bed[k] = LINE_OUTSIDE_BED;
+    }
     let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;
     if let Some(why) = limits::stored_too_large(frame.nx, frame.ny, grid.stored_cells()) {
         let key = match spec.terrain {
@@ -254,4 +257,22 @@ mod tests {
         let e = crate::scenario::load(&path).unwrap_err().to_string();
         assert!(e.contains("initial.u"), "{e}");
     }
+}
+
+/// The nodata cells (row-major indices) across from the inner neighbours of the cells of
+/// open, normal-depth and rating lines: where the water those lines let out leaves.
+fn beyond_lines(lines: &[SourceCells], frame: &Frame, elevation: &[f64]) -> Vec<usize> {
+    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
+    let steps = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
+    let mut cells = Vec::new();
+    for line in lines {
+        for (&(i, j), &side) in line.cells.iter().zip(&line.inner) {
+            let (di, dj) = steps[side as usize - 1];
+            let (i, j) = (i as i64 - di, j as i64 - dj);
+            if i >= 0 && j >= 0 && i < nx && j < ny && elevation[(i + nx * j) as usize].is_nan() {
+                cells.push((i + nx * j) as usize);
+            }
+        }
+    }
+    cells
 }

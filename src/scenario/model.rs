@@ -8,6 +8,12 @@ use bytemuck::{Pod, Zeroable};
 /// Bed elevation of cells outside the domain (padding, nodata): a wall to the scheme.
 pub const WALL_BED: f32 = 1.0e6;
 
+/// Bed elevation of the nodata cells beyond an open, normal-depth or rating line's cells:
+/// a plain wall to the faces, but the flux kernel's slopes of the line's cell go on from
+/// its inner neighbour across it (shaders/reconstruct.wgsl, `is_line_outside`), as the
+/// ground and the water do beyond the line.
+pub const LINE_OUTSIDE_BED: f32 = 1.25e6;
+
 /// Bed elevation of the wall cells of weirs and crested levees, whose ends pass water over
 /// the wall: higher than [`WALL_BED`], so that the flux kernel tells them from plain walls
 /// (water meets a plain wall as its mirror, a structure's wall as a dry bank).
