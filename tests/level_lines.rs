@@ -505,3 +505,24 @@ fn a_rating_line_at_a_nodata_edge_holds_the_level_its_curve_gives() {
         profile[0]
     );
 }
+
+/// The gentle channel (0.2%, Froude 0.43) ending at an open line: a zero gradient is no
+/// control for subcritical flow, but the line's cell carries on its inner neighbour's
+/// slopes, so uniform flow reaching it goes on as uniform flow. With the line's cell taken
+/// for a wall's mirror (first order, flat), the line drew the channel down to 9% below
+/// normal depth at the line and 5% halfway up, and passed 0.6% more than came in.
+#[test]
+fn uniform_subcritical_flow_reaching_an_open_line_stays_uniform() {
+    let open_line = "[[boundary.line]]\ntype = \"open\"\nline = [[59.5, 0.5], [59.5, 7.5]]";
+    let (profile, vin, vout, normal) = channel(0.002, open_line, 600.0);
+    let worst = off_normal(&profile, 0, normal);
+    println!(
+        "open line, 0.2%: depth {:.4} .. {:.4} m against normal {normal:.4} (worst {worst:.2e}); in {vin:.1} m³, out {vout:.1} m³",
+        profile[0], profile[59]
+    );
+    assert!(worst < 0.01, "depth off normal by {worst}");
+    assert!(
+        (vout - vin).abs() < 0.001 * vin,
+        "in {vin} m³, out {vout} m³"
+    );
+}
