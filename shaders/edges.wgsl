@@ -305,14 +305,6 @@ fn rating_discharge(s: u32, eta: f32) -> f32 {
     return p0.y + (eta - p0.x) / (p1.x - p0.x) * (p1.y - p0.y);
 }
 
-// Unit discharge (m²/s) of a cell `h` deep at `level` on a rating edge or line: the curve's
-// discharge of the whole section times `scale` (1 / its length), at most critical flow (a
-// free overfall's), or a film on a high bank would leave at the discharge the curve gives
-// for the bank's level. Curves are checked non-negative when read.
-fn rating_unit_discharge(series: u32, level: f32, scale: f32, h: f32) -> f32 {
-    return min(rating_discharge(series, level) * scale, h * sqrt(params.g * h));
-}
-
 // An outflow edge (normal depth, rating): unit discharge q out of edge cell `cell` from its
 // own depth and level, through a face as inflow_face builds one, carrying the cell's
 // tangential velocity. The discharge bounds the next step as an inflow's does; a stage takes
@@ -343,10 +335,11 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
         // faster water arriving, and read 1.8 times the discharge it passed (hunt 14).
         return supercritical_outflow(e, edge_face_depth(cell, step), outward, sign);
     }
-    // At most critical flow, as a free overfall passes: a steeper outlet's discharge left
-    // supercritically through a face built at critical depth, whose momentum flux drove the
-    // edge cell's water back inwards, and the cell passed out more than it held (a sloping
-    // outlet made water from nothing).
+    // At most critical flow, as a free overfall passes (a rating's curve would let a film on
+    // a high bank out at the discharge it gives for the bank's level): a steeper outlet's
+    // discharge left supercritically through a face built at critical depth, whose
+    // momentum flux drove the edge cell's water back inwards, and the cell passed out more
+    // than it held (a sloping outlet made water from nothing).
     var q = min(law, critical);
     if (stage != 1u) {
         note_speed(discharge_speed(q, e.x));

@@ -101,25 +101,25 @@ const OUTFLOW_LINE: u32 = 0x30u;
 // line's or a rating line's.
 fn line_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
     if ((entry.z & RATING_LINE) != 0u) {
-        return rating_line_outflow(own, entry);
+        return rating_line_outflow(tid, own, entry);
     }
     return normal_depth_outflow(b, tid, own, entry);
 }
 
 // A rating line's cell passes what a rating edge's cell would at its own level, and at
 // most half its water in one stage.
-fn rating_line_outflow(own: vec4<f32>, entry: vec4<u32>) -> f32 {
+fn rating_line_outflow(tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
     let h = own.x;
     if (h <= params.dry_depth) {
         return 0.0;
     }
-    let q = rating_unit_discharge(entry.y, own.w + h, bitcast<f32>(entry.w), h);
-    return min(q, 0.5 * h * geo.dx / sim.dt);
+    let law = rating_discharge(entry.y, own.w + h) * bitcast<f32>(entry.w);
+    return min(line_law_outflow(tid, law, h, entry), 0.5 * h * geo.dx / sim.dt);
 }
 
 // Unit discharge (m²/s) a normal-depth line's cell passes out of the domain: uniform flow
-// on the friction slope, q = h^(5/3) √S / n, at most critical flow (a free overfall's),
-// and at most half the cell's water in one stage, so no cell is emptied below zero.
+// on the friction slope, q = h^(5/3) √S / n (as line_law_outflow takes it), and at most
+// half the cell's water in one stage, so no cell is emptied below zero.
 fn normal_depth_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
     let h = own.x;
     if (h <= params.dry_depth) {
@@ -127,8 +127,24 @@ fn normal_depth_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f
     }
     let n = sqrt(friction_of(friction[b], tid) / params.g);
     let manning = pow(h, 5.0 / 3.0) * sqrt(bitcast<f32>(entry.w)) / n;
-    let critical = h * sqrt(params.g * h);
-    return min(min(manning, critical), 0.5 * h * geo.dx / sim.dt);
+    return min(line_law_outflow(tid, manning, h, entry), 0.5 * h * geo.dx / sim.dt);
+}
+
+// What an outflow line's cell `h` deep passes where its law gives `law`: at most critical
+// flow (a free overfall's), or a film on a high bank would leave at what a rating gives
+// for the bank's level; but where the inner neighbour's water arrives supercritically,
+// as much as arrives: a steep outlet is no control then, and held to critical flow the
+// line's cell stood at critical depth, above the normal depth the water came at.
+fn line_law_outflow(tid: u32, law: f32, h: f32, entry: vec4<u32>) -> f32 {
+    let side = entry.z & 0xfu;
+    let inner = open_neighbour(tid, side);
+    // Towards the line: away from the inner side (west inner (1) flows east, and so on).
+    let towards = select(inner.y, inner.z, side >= 3u) * select(1.0, -1.0, side == 2u || side == 4u);
+    var arriving = 0.0;
+    if (inner.x > params.dry_depth && towards * towards > params.g * inner.x) {
+        arriving = inner.x * towards;
+    }
+    return min(law, max(h * sqrt(params.g * h), arriving));
 }
 
 // The neighbour, in the tile, whose state a cell of an open line takes: `side` 1..4 is

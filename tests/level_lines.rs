@@ -398,6 +398,45 @@ fn an_open_line_at_a_nodata_edge_lets_the_flow_leave_as_it_comes() {
     assert!(walled[59] > 2.0 * normal, "{} m", walled[59]);
 }
 
+/// The steep channel (5%, normal depth 0.198 m, Froude 1.8) ending at a normal-depth line
+/// on the same slope, or a rating line with the same section's Manning curve: the outlet
+/// is no control for water arriving supercritically, and uniform flow leaves at normal
+/// depth. Held to critical flow, the line's cells stood at critical depth, 0.294 m (+48%),
+/// and held back water that had nowhere to back up to.
+#[test]
+fn supercritical_flow_leaves_a_steep_outflow_line_at_normal_depth() {
+    let (slope, n): (f64, f64) = (0.05, 0.03);
+    let manning = |h: f64| 8.0 * h.powf(5.0 / 3.0) * slope.sqrt() / n;
+    let bed = slope * 1.0; // the line's column, one cell before the nodata
+    let depths: Vec<f64> = (0..=40).map(|k| 0.02 * k as f64).collect();
+    let list = |v: Vec<f64>| {
+        v.iter()
+            .map(|x| format!("{x:.6}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let rating = format!(
+        "type = \"rating\"\nrating = {{ level = [{}], discharge = [{}] }}",
+        list(depths.iter().map(|h| bed + h).collect()),
+        list(depths.iter().map(|&h| manning(h)).collect())
+    );
+    for law in [format!("type = \"normal_depth\"\nslope = {slope}"), rating] {
+        let line = format!("[[boundary.line]]\n{law}\nline = [[59.5, 0.5], [59.5, 7.5]]");
+        let (profile, vin, vout, normal) = channel(slope, &line, 120.0);
+        let worst = off_normal(&profile, 20, normal);
+        println!(
+            "{}: depth {:.4} on the line, normal {normal:.4} (worst from cell 20 {worst:.2e}); in {vin:.1} m³, out {vout:.1} m³",
+            law.lines().next().unwrap(),
+            profile[59]
+        );
+        assert!(worst < 0.01, "{law}: depth off normal by {worst}");
+        assert!(
+            (vout - vin).abs() < 0.01 * vin,
+            "in {vin} m³, out {vout} m³"
+        );
+    }
+}
+
 /// A thin subcritical sheet (8 mm at Froude 0.4 on a 2% slope, n = 0.05) reaching an open,
 /// normal-depth or rating line at a nodata edge. The bed falls 2 cm a cell, more than the
 /// sheet is deep, so where the line's cell stood first order (its outer neighbour is
