@@ -69,6 +69,9 @@ const BC_STAGE: u32 = 3u;    // water level hydrograph eta(t)
 const BC_RAIN: u32 = 4u;     // not a boundary: a rain series and its share of the domain (scale)
 const BC_NORMAL: u32 = 5u;   // outflow at Manning's normal depth, friction slope `scale`
 const BC_RATING: u32 = 6u;   // outflow Q(level) of a rating (a series of levels), per width `scale`
+// BcDef.series of a wall edge's cells beyond an open, normal-depth or rating line's cells
+// (src/scenario/model.rs, LINE_BEYOND).
+const LINE_BEYOND: u32 = 0xfffffffeu;
 
 // In a source entry's cell: the cell holds the series' water level (relative to the datum).
 const LEVEL_ENTRY: u32 = 0x100u;

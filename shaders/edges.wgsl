@@ -157,6 +157,9 @@ fn linear_ghost(bc: BcDef, stage: u32, e0: vec4<f32>, e1: vec4<f32>, e2: vec4<f3
 // `inward` is +1 when the domain lies towards +x (+y) of the edge, else -1.
 fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inner: vec4<f32>, inner2: vec4<f32>, d: i32, normal: u32, inward: f32) -> vec4<f32> {
     if (bc.kind == BC_WALL || passes_nothing(bc, stage, nearest)) {
+        if (EDGE_LINES && bc.series == LINE_BEYOND) {
+            return beyond_line(nearest, inner, d, mirror, normal);
+        }
         var s = mirror;
         s[normal] = -s[normal];
         return s;
@@ -172,6 +175,21 @@ fn ghost_state(bc: BcDef, stage: u32, mirror: vec4<f32>, nearest: vec4<f32>, inn
         return stage_ghost(bc_value(bc, stage), nearest, normal, inward);
     }
     return nearest;
+}
+
+// Ghost d (0, 1) of a wall edge beyond a line's cell e0 (an open, normal-depth or rating
+// line drawn on the edge cells), e1 its inner neighbour: the ground and the water go on
+// as they come to the line (as beside nodata, reconstruct.wgsl `slopes_beyond`), not as
+// the wall's mirror, which left a thin sheet a step down to a dry cell at the line (hunt
+// 14). The face stays a wall's: the line lets the water out. Beside dry cells, the mirror.
+fn beyond_line(e0: vec4<f32>, e1: vec4<f32>, d: i32, mirror: vec4<f32>, normal: u32) -> vec4<f32> {
+    let s = e0 + f32(d + 1) * (e0 - e1);
+    if (e0.x <= params.dry_depth || e1.x <= params.dry_depth || s.x <= params.dry_depth) {
+        var m = mirror;
+        m[normal] = -m[normal];
+        return m;
+    }
+    return s;
 }
 
 // Whether an inflow or rating edge passes no water beside edge cell `edge_cell` this stage

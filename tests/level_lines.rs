@@ -545,6 +545,58 @@ fn a_rating_line_at_a_nodata_edge_holds_the_level_its_curve_gives() {
     );
 }
 
+/// Rain (50 mm/h) on a plane 200 m long (S = 0.02, n = 0.05, 2 m cells) draining to an
+/// open or normal-depth line drawn on the rectangle's last column, whose wall edge lies
+/// beyond it. The edge's ghosts mirrored the line's cells: the sheet (16 mm, the bed
+/// falling 4 cm a cell) saw a dry cell below a step at the line, and the two cells before
+/// it carried 55% of the flow passing (hunt 14). Once steady (the kinematic wave's travel
+/// time is 1130 s), each cell carries the rain on the plane above its centre.
+#[test]
+fn the_cells_before_a_line_on_the_rectangle_s_edge_carry_the_flow_that_passes() {
+    let rain = 50.0 / 3.6e6;
+    for law in ["type = \"open\"", "type = \"normal_depth\"\nslope = 0.02"] {
+        let model = common::model(&format!(
+            r#"
+[domain]
+cell_size = 2.0
+nx = 100
+ny = 16
+[terrain]
+type = "slope"
+elevation = 10.0
+slope_x = -0.02
+[friction]
+manning = 0.05
+[rain]
+rate = 50.0
+[[boundary.line]]
+{law}
+line = [[199.0, 1.0], [199.0, 31.0]]
+[time]
+end = 1e6
+"#
+        ));
+        let mut sim = Simulation::new(common::gpu(), &model).unwrap();
+        sim.advance_to(1800.0, &mut |_| {}).unwrap();
+        let fields = sim.read_fields();
+        let row = 8 * 100;
+        let ratio: Vec<f64> = (94..99)
+            .map(|i| fields.hu[row + i] as f64 / (rain * (2.0 * i as f64 + 1.0)))
+            .collect();
+        println!(
+            "{}: hu over the rain above, last cells before the line {ratio:.4?}",
+            law.replace('\n', ", ")
+        );
+        for (k, r) in ratio.iter().enumerate() {
+            assert!(
+                (r - 1.0).abs() < 0.02,
+                "{law}: cell {} carries {r:.3} of the flow",
+                94 + k
+            );
+        }
+    }
+}
+
 /// The gentle channel (0.2%, Froude 0.43) ending at an open line: a zero gradient is no
 /// control for subcritical flow, but the line's cell carries on its inner neighbour's
 /// slopes, so uniform flow reaching it goes on as uniform flow. With the line's cell taken

@@ -10,7 +10,9 @@ use super::{
     water::*,
 };
 use crate::error::InputError;
-use crate::scenario::model::{Model, Rain, LINE_OUTSIDE_BED, STRUCTURE_WALL_BED, WALL_BED};
+use crate::scenario::model::{
+    BcDef, BcKind, Model, Rain, LINE_BEYOND, LINE_OUTSIDE_BED, STRUCTURE_WALL_BED, WALL_BED,
+};
 use crate::scenario::reference::TimeReference;
 use crate::scenario::series::SeriesList;
 use crate::scenario::spec::*;
@@ -63,7 +65,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         .transpose()?;
     let mut series_list = SeriesList::new(reference);
     let boundary = segment_lines::resolve(&spec.boundary, &frame, dir)?;
-    let (bc_edge, bc_defs) = boundaries(&boundary, &frame, datum, dir, &mut series_list)?;
+    let (mut bc_edge, mut bc_defs) = boundaries(&boundary, &frame, datum, dir, &mut series_list)?;
     nodata::segments(&boundary, &bc_edge, &frame, &elevation)?;
     let gauges = gauges(&spec.gauges, &frame)?;
     nodata::gauges(&gauges, &frame, &elevation)?;
@@ -79,6 +81,7 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     for k in beyond_lines(&source_cells, &frame, &elevation) {
         fine_bed[k] = LINE_OUTSIDE_BED;
     }
+    walls_beyond_lines(&source_cells, &frame, &mut bc_edge, &mut bc_defs);
     let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;
     if let Some(why) = limits::stored_too_large(frame.nx, frame.ny, grid.stored_cells()) {
         let key = match spec.terrain {
@@ -259,20 +262,65 @@ mod tests {
     }
 }
 
-/// The nodata cells (row-major indices) across from the inner neighbours of the cells of
-/// open, normal-depth and rating lines: where the water those lines let out leaves.
+/// The cells across from the inner neighbours of the cells of open, normal-depth and
+/// rating lines, where the water those lines let out leaves: (i, j), which may lie past
+/// the rectangle by one.
+fn outside_lines(lines: &[SourceCells]) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let steps = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
+    lines.iter().flat_map(move |line| {
+        line.cells
+            .iter()
+            .zip(&line.inner)
+            .map(move |(&(i, j), &side)| {
+                let (di, dj) = steps[side as usize - 1];
+                (i as i64 - di, j as i64 - dj)
+            })
+    })
+}
+
+/// Of those, the nodata cells (row-major indices).
 fn beyond_lines(lines: &[SourceCells], frame: &Frame, elevation: &[f64]) -> Vec<usize> {
     let (nx, ny) = (frame.nx as i64, frame.ny as i64);
-    let steps = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
-    let mut cells = Vec::new();
-    for line in lines {
-        for (&(i, j), &side) in line.cells.iter().zip(&line.inner) {
-            let (di, dj) = steps[side as usize - 1];
-            let (i, j) = (i as i64 - di, j as i64 - dj);
-            if i >= 0 && j >= 0 && i < nx && j < ny && elevation[(i + nx * j) as usize].is_nan() {
-                cells.push((i + nx * j) as usize);
-            }
+    outside_lines(lines)
+        .filter(|&(i, j)| i >= 0 && j >= 0 && i < nx && j < ny)
+        .map(|(i, j)| (i + nx * j) as usize)
+        .filter(|&k| elevation[k].is_nan())
+        .collect()
+}
+
+/// Those past the rectangle, where a wall edge's ghosts would mirror the line's cells:
+/// their edge cells take a wall whose ghosts go on from the line (`LINE_BEYOND`).
+fn walls_beyond_lines(
+    lines: &[SourceCells],
+    frame: &Frame,
+    bc_edge: &mut [u32],
+    bc_defs: &mut Vec<BcDef>,
+) {
+    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
+    // Edge entries: west and east by row, then south and north by column (edge_offsets).
+    let entry = |i: i64, j: i64| match (i, j) {
+        (-1, j) => Some(j),
+        (i, j) if i == nx => Some(ny + j),
+        (i, -1) => Some(2 * ny + i),
+        (i, j) if j == ny => Some(2 * ny + nx + i),
+        _ => None,
+    };
+    let beyond = BcDef {
+        series: LINE_BEYOND,
+        ..BcDef::plain(BcKind::Wall)
+    };
+    for k in outside_lines(lines).filter_map(|(i, j)| entry(i, j)) {
+        let k = k as usize;
+        if bc_defs[bc_edge[k] as usize].kind != BcKind::Wall as u32 {
+            continue;
         }
+        let id = match bc_defs.iter().position(|d| *d == beyond) {
+            Some(id) => id,
+            None => {
+                bc_defs.push(beyond);
+                bc_defs.len() - 1
+            }
+        };
+        bc_edge[k] = id as u32;
     }
-    cells
 }

@@ -14,6 +14,11 @@ pub const WALL_BED: f32 = 1.0e6;
 /// ground and the water do beyond the line.
 pub const LINE_OUTSIDE_BED: f32 = 1.25e6;
 
+/// `BcDef::series` of the wall edge cells beyond an open, normal-depth or rating line's
+/// cells drawn on the rectangle's edge: their ghosts go on from the line's cell and its
+/// inner neighbour (shaders/edges.wgsl, `beyond_line`) instead of mirroring it.
+pub const LINE_BEYOND: u32 = 0xffff_fffe;
+
 /// Bed elevation of the wall cells of weirs and crested levees, whose ends pass water over
 /// the wall: higher than [`WALL_BED`], so that the flux kernel tells them from plain walls
 /// (water meets a plain wall as its mirror, a structure's wall as a dry bank).
