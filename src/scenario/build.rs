@@ -181,6 +181,69 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
     Ok(model)
 }
 
+/// The cells across from the inner neighbours of the cells of open, normal-depth and
+/// rating lines, where the water those lines let out leaves: (i, j), which may lie past
+/// the rectangle by one.
+fn outside_lines(lines: &[SourceCells]) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let steps = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
+    lines.iter().flat_map(move |line| {
+        line.cells
+            .iter()
+            .zip(&line.inner)
+            .map(move |(&(i, j), &side)| {
+                let (di, dj) = steps[side as usize - 1];
+                (i as i64 - di, j as i64 - dj)
+            })
+    })
+}
+
+/// Of those, the nodata cells (row-major indices).
+fn beyond_lines(lines: &[SourceCells], frame: &Frame, elevation: &[f64]) -> Vec<usize> {
+    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
+    outside_lines(lines)
+        .filter(|&(i, j)| i >= 0 && j >= 0 && i < nx && j < ny)
+        .map(|(i, j)| (i + nx * j) as usize)
+        .filter(|&k| elevation[k].is_nan())
+        .collect()
+}
+
+/// Those past the rectangle, where a wall edge's ghosts would mirror the line's cells:
+/// their edge cells take a wall whose ghosts go on from the line (`LINE_BEYOND`).
+fn walls_beyond_lines(
+    lines: &[SourceCells],
+    frame: &Frame,
+    bc_edge: &mut [u32],
+    bc_defs: &mut Vec<BcDef>,
+) {
+    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
+    // Edge entries: west and east by row, then south and north by column (edge_offsets).
+    let entry = |i: i64, j: i64| match (i, j) {
+        (-1, j) => Some(j),
+        (i, j) if i == nx => Some(ny + j),
+        (i, -1) => Some(2 * ny + i),
+        (i, j) if j == ny => Some(2 * ny + nx + i),
+        _ => None,
+    };
+    let beyond = BcDef {
+        series: LINE_BEYOND,
+        ..BcDef::plain(BcKind::Wall)
+    };
+    for k in outside_lines(lines).filter_map(|(i, j)| entry(i, j)) {
+        let k = k as usize;
+        if bc_defs[bc_edge[k] as usize].kind != BcKind::Wall as u32 {
+            continue;
+        }
+        let id = match bc_defs.iter().position(|d| *d == beyond) {
+            Some(id) => id,
+            None => {
+                bc_defs.push(beyond);
+                bc_defs.len() - 1
+            }
+        };
+        bc_edge[k] = id as u32;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,68 +322,5 @@ mod tests {
         std::fs::write(&path, format!("{base}[initial]\nu = \"speed * 2\"\n")).unwrap();
         let e = crate::scenario::load(&path).unwrap_err().to_string();
         assert!(e.contains("initial.u"), "{e}");
-    }
-}
-
-/// The cells across from the inner neighbours of the cells of open, normal-depth and
-/// rating lines, where the water those lines let out leaves: (i, j), which may lie past
-/// the rectangle by one.
-fn outside_lines(lines: &[SourceCells]) -> impl Iterator<Item = (i64, i64)> + '_ {
-    let steps = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)];
-    lines.iter().flat_map(move |line| {
-        line.cells
-            .iter()
-            .zip(&line.inner)
-            .map(move |(&(i, j), &side)| {
-                let (di, dj) = steps[side as usize - 1];
-                (i as i64 - di, j as i64 - dj)
-            })
-    })
-}
-
-/// Of those, the nodata cells (row-major indices).
-fn beyond_lines(lines: &[SourceCells], frame: &Frame, elevation: &[f64]) -> Vec<usize> {
-    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
-    outside_lines(lines)
-        .filter(|&(i, j)| i >= 0 && j >= 0 && i < nx && j < ny)
-        .map(|(i, j)| (i + nx * j) as usize)
-        .filter(|&k| elevation[k].is_nan())
-        .collect()
-}
-
-/// Those past the rectangle, where a wall edge's ghosts would mirror the line's cells:
-/// their edge cells take a wall whose ghosts go on from the line (`LINE_BEYOND`).
-fn walls_beyond_lines(
-    lines: &[SourceCells],
-    frame: &Frame,
-    bc_edge: &mut [u32],
-    bc_defs: &mut Vec<BcDef>,
-) {
-    let (nx, ny) = (frame.nx as i64, frame.ny as i64);
-    // Edge entries: west and east by row, then south and north by column (edge_offsets).
-    let entry = |i: i64, j: i64| match (i, j) {
-        (-1, j) => Some(j),
-        (i, j) if i == nx => Some(ny + j),
-        (i, -1) => Some(2 * ny + i),
-        (i, j) if j == ny => Some(2 * ny + nx + i),
-        _ => None,
-    };
-    let beyond = BcDef {
-        series: LINE_BEYOND,
-        ..BcDef::plain(BcKind::Wall)
-    };
-    for k in outside_lines(lines).filter_map(|(i, j)| entry(i, j)) {
-        let k = k as usize;
-        if bc_defs[bc_edge[k] as usize].kind != BcKind::Wall as u32 {
-            continue;
-        }
-        let id = match bc_defs.iter().position(|d| *d == beyond) {
-            Some(id) => id,
-            None => {
-                bc_defs.push(beyond);
-                bc_defs.len() - 1
-            }
-        };
-        bc_edge[k] = id as u32;
     }
 }
