@@ -437,6 +437,46 @@ fn supercritical_flow_leaves_a_steep_outflow_line_at_normal_depth() {
     }
 }
 
+/// Rain (100 mm/h) on a steep smooth plane (S = 0.05, n = 0.02, 2 m cells, 200 m) draining
+/// to a normal-depth line on its last column: the sheet arrives at Froude 1.66, and the
+/// line's cell, which must also pass its own rain, stands at the kinematic depth. Held to
+/// what arrived from its neighbour, it could not pass its rain and stood at critical depth
+/// (+41%; a hunt).
+#[test]
+fn a_steep_normal_depth_line_passes_its_own_rain_at_normal_depth() {
+    let model = common::model(
+        r#"
+[domain]
+cell_size = 2.0
+nx = 100
+ny = 16
+[terrain]
+type = "slope"
+elevation = 10.0
+slope_x = -0.05
+[friction]
+manning = 0.02
+[rain]
+rate = 100.0
+[[boundary.line]]
+type = "normal_depth"
+slope = 0.05
+line = [[199.0, 1.0], [199.0, 31.0]]
+[time]
+end = 1e6
+"#,
+    );
+    let (_, _, _, _, fields) = balance(&model, 900.0);
+    let q = 100.0 / 3.6e6 * 200.0; // the rain on the plane, all of which the line passes
+    let normal = (q * 0.02 / 0.05f64.sqrt()).powf(0.6);
+    let depth = fields.depth[8 * 100 + 99] as f64;
+    println!("line cell {depth:.5} m, normal depth of the whole plane's rain {normal:.5} m");
+    assert!(
+        (depth - normal).abs() < 0.02 * normal,
+        "line cell {depth} m"
+    );
+}
+
 /// A thin subcritical sheet (8 mm at Froude 0.4 on a 2% slope, n = 0.05) reaching an open,
 /// normal-depth or rating line at a nodata edge. The bed falls 2 cm a cell, more than the
 /// sheet is deep, so where the line's cell stood first order (its outer neighbour is
@@ -594,6 +634,53 @@ end = 1e6
                 94 + k
             );
         }
+    }
+}
+
+/// A lake at rest on a bed sloping 1% along x and 2% across, partly dry, with an open line
+/// on its west column, at the lake's shallow end or at its deep end. Nothing moves. The
+/// line's cells took their inner neighbour's depth, so at the shallow end they stood 2 cm
+/// above the lake and poured water in without end (the level at the line 19.1 m after
+/// 600 s, 67,821 m³ in), and at the deep end drained the lake (2,279 of 2,282 m³ out), the
+/// mass balance closing on the counted flows (a hunt).
+#[test]
+fn an_open_line_leaves_a_lake_on_a_slope_at_rest() {
+    for (elevation, slope, level) in [(11.0, -0.01, 11.5), (9.0, 0.01, 10.5)] {
+        let model = common::model(&format!(
+            r#"
+[domain]
+cell_size = 2.0
+nx = 100
+ny = 16
+[terrain]
+type = "slope"
+elevation = {elevation}
+slope_x = {slope}
+slope_y = 0.02
+[initial]
+water_level = {level}
+[friction]
+manning = 0.03
+[[boundary.line]]
+type = "open"
+line = [[1.0, 1.0], [1.0, 31.0]]
+[time]
+end = 1e6
+"#
+        ));
+        let (stored, initial, vin, vout, fields) = balance(&model, 300.0);
+        let speed = (0..fields.depth.len())
+            .map(|k| fields.hu[k].abs().max(fields.hv[k].abs()))
+            .fold(0.0f32, f32::max);
+        println!(
+            "bed slope {slope} along x: volume {initial:.3} -> {stored:.3} m³, in {vin:.3e}, out {vout:.3e} m³, largest |hu|, |hv| {speed:.2e} m²/s"
+        );
+        assert!(speed == 0.0, "the lake moves: {speed} m²/s");
+        assert!(
+            vin == 0.0 && vout == 0.0,
+            "the line passed {vin} in, {vout} out"
+        );
+        assert_eq!(stored, initial, "the lake's volume changed");
     }
 }
 
