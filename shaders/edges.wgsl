@@ -346,7 +346,7 @@ fn outflow_face(stage: u32, bc: BcDef, cell: i32, step: i32, sign: f32) -> vec4<
     }
     let critical = e.x * sqrt(params.g * e.x);
     let outward = -sign * e.y; // the cell's velocity out of the domain
-    if (law > critical && outward * outward > params.g * e.x) {
+    if (law > critical && outward > 0.0 && outward * outward > params.g * e.x) {
         // A steep outlet (its law passes more than critical flow) that supercritical water
         // reaches is no control: the water leaves as it arrives, as through an `open` edge.
         // Held to critical flow, the cell stood at critical depth, kept the momentum of the

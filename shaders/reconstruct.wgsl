@@ -46,10 +46,10 @@ fn slopes(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> vec4<f32> {
 
 // The nodata cell beyond a line that lets water out (src/scenario/model.rs,
 // LINE_OUTSIDE_BED): a plain wall to the faces, but not a mirror to the line's cell.
-const LINE_OUTSIDE_TEST: f32 = 1.2e6;
+const LINE_OUTSIDE_BED: f32 = 1.3e6;
 
 fn is_line_outside(s: vec4<f32>) -> bool {
-    return s.w >= LINE_OUTSIDE_TEST && s.w < STRUCTURE_WALL_TEST;
+    return s.w == LINE_OUTSIDE_BED;
 }
 
 // Slopes of a line's cell, `h` deep, from the difference between two wet cells along the
@@ -176,6 +176,9 @@ fn shoreline_eta_slope(m: vec4<f32>, c: vec4<f32>, p: vec4<f32>) -> f32 {
     let hd = params.dry_depth;
     if (c.x <= hd) {
         return 0.0;
+    }
+    if (EDGE_LINES && ((is_line_outside(p) && m.x > hd) || (is_line_outside(m) && p.x > hd))) {
+        return slopes(m, c, p).y; // the faces' own, carried across to the line (slopes_beyond)
     }
     if ((m.w >= WALL_BED_TEST && p.x > hd) || (p.w >= WALL_BED_TEST && m.x > hd)) {
         return 0.0; // a wall beside wet water: the mirrored cell (see eta_slope)

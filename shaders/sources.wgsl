@@ -114,7 +114,7 @@ fn rating_line_outflow(tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f32 {
         return 0.0;
     }
     let law = rating_discharge(entry.y, own.w + h) * bitcast<f32>(entry.w);
-    return min(line_law_outflow(tid, law, h, entry), 0.5 * h * geo.dx / sim.dt);
+    return min(line_law_outflow(tid, law, h, entry, true), 0.5 * h * geo.dx / sim.dt);
 }
 
 // Unit discharge (m²/s) a normal-depth line's cell passes out of the domain: uniform flow
@@ -127,24 +127,26 @@ fn normal_depth_outflow(b: u32, tid: u32, own: vec4<f32>, entry: vec4<u32>) -> f
     }
     let n = sqrt(friction_of(friction[b], tid) / params.g);
     let manning = pow(h, 5.0 / 3.0) * sqrt(bitcast<f32>(entry.w)) / n;
-    return min(line_law_outflow(tid, manning, h, entry), 0.5 * h * geo.dx / sim.dt);
+    return min(line_law_outflow(tid, manning, h, entry, false), 0.5 * h * geo.dx / sim.dt);
 }
 
 // What an outflow line's cell `h` deep passes where its law gives `law`: at most critical
-// flow (a free overfall's), or a film on a high bank would leave at what a rating gives
-// for the bank's level; but where the inner neighbour's water arrives supercritically,
-// what the law gives: a steep outlet is no control then, and held to critical flow the
-// line's cell stood at critical depth, above the normal depth the water came at (41% under
-// rain: held to what arrived, the cell could not pass its own rain).
-fn line_law_outflow(tid: u32, law: f32, h: f32, entry: vec4<u32>) -> f32 {
+// flow (a free overfall's); but where the inner neighbour's water arrives supercritically
+// the outlet is no control, and a normal-depth line passes its law: held to critical flow
+// it stood at critical depth, above the normal depth the water came at (41% under rain).
+// A rating line (`rated`) then passes at most its depth at the speed the water arrives at:
+// its curve, made for the whole section, would let a film on a high bank out at what it
+// gives for the bank's level.
+fn line_law_outflow(tid: u32, law: f32, h: f32, entry: vec4<u32>, rated: bool) -> f32 {
     let side = entry.z & 0xfu;
     let inner = open_neighbour(tid, side);
     // Towards the line: away from the inner side (west inner (1) flows east, and so on).
     let towards = select(inner.y, inner.z, side >= 3u) * select(1.0, -1.0, side == 2u || side == 4u);
+    let critical = h * sqrt(params.g * h);
     if (inner.x > params.dry_depth && towards > 0.0 && towards * towards > params.g * inner.x) {
-        return law;
+        return select(law, min(law, max(critical, h * towards)), rated);
     }
-    return min(law, h * sqrt(params.g * h));
+    return min(law, critical);
 }
 
 // The neighbour, in the tile, whose state a cell of an open line takes: `side` 1..4 is
@@ -165,9 +167,10 @@ fn line_inner(tid: u32, side: u32, k: i32) -> vec4<f32> {
 // The depth an open line's cell (`own`, its state with its bed) holds: the level its inner
 // neighbour's surface runs on to across the line, as the surface falls from the next cell
 // in, but no further than the bed falls (the depth carried over, the zero gradient of
-// uniform flow) and no less than level (a lake at rest). Carrying the depth alone, a line
-// at the shallow end of a sloping lake stood higher than the lake by the bed's fall and
-// poured water in without end: 67,821 m³ into a lake of 7,554 in 600 s (a hunt).
+// uniform flow), and never above the neighbour's level (a lake at rest, water running away
+// from the line). Carrying the depth alone, a line at the shallow end of a sloping lake
+// stood higher than the lake by the bed's fall and poured water in without end: 67,821 m³
+// into a lake of 7,554 in 600 s (a hunt).
 fn open_line_depth(tid: u32, side: u32, own: vec4<f32>) -> f32 {
     let inner = line_inner(tid, side, 1);
     if (inner.x <= params.dry_depth) {
@@ -180,7 +183,7 @@ fn open_line_depth(tid: u32, side: u32, own: vec4<f32>) -> f32 {
     if (next.x > params.dry_depth) {
         surface = inner.w - next.w;
     }
-    let level = inner.w + clamp(surface, min(fall, 0.0), max(fall, 0.0));
+    let level = inner.w + clamp(surface, min(fall, 0.0), 0.0);
     if (level == own.x + bed) {
         return own.x; // unchanged: exactly, where the level is its own (a lake at rest)
     }

@@ -466,8 +466,12 @@ line = [[199.0, 1.0], [199.0, 31.0]]
 end = 1e6
 "#,
     );
-    let (_, _, _, _, fields) = balance(&model, 900.0);
-    let q = 100.0 / 3.6e6 * 200.0; // the rain on the plane, all of which the line passes
+    let t = 900.0;
+    let (stored, _, vin, vout, fields) = balance(&model, t);
+    let rain = 100.0 / 3.6e6;
+    let error = (stored - (rain * t * 200.0 * 32.0 + vin - vout)).abs() / stored;
+    assert!(error < 1e-5, "mass error {error}");
+    let q = rain * 200.0; // the rain on the plane, all of which the line passes
     let normal = (q * 0.02 / 0.05f64.sqrt()).powf(0.6);
     let depth = fields.depth[8 * 100 + 99] as f64;
     println!("line cell {depth:.5} m, normal depth of the whole plane's rain {normal:.5} m");

@@ -79,7 +79,10 @@ pub fn build(spec: &Spec, dir: &Path) -> Result<Model, InputError> {
         &mut series_list,
     )?);
     for k in beyond_lines(&source_cells, &frame, &elevation) {
-        fine_bed[k] = LINE_OUTSIDE_BED;
+        // Not the walls of weirs and crested levees, which stay dry banks.
+        if fine_bed[k] == WALL_BED {
+            fine_bed[k] = LINE_OUTSIDE_BED;
+        }
     }
     walls_beyond_lines(&source_cells, &frame, &mut bc_edge, &mut bc_defs);
     let mut grid = refine::grid(spec, &frame, &elevation, &bc_edge, &bc_defs, &gauges, dir)?;

@@ -12,7 +12,8 @@ pub const WALL_BED: f32 = 1.0e6;
 /// a plain wall to the faces, but the flux kernel's slopes of the line's cell go on from
 /// its inner neighbour across it (shaders/reconstruct.wgsl, `is_line_outside`), as the
 /// ground and the water do beyond the line.
-pub const LINE_OUTSIDE_BED: f32 = 1.25e6;
+/// Not a mean of plain and structure walls (1e6 + k 1e6 / 2^n), which coarse cells hold.
+pub const LINE_OUTSIDE_BED: f32 = 1.3e6;
 
 /// `BcDef::series` of the wall edge cells beyond an open, normal-depth or rating line's
 /// cells drawn on the rectangle's edge: their ghosts go on from the line's cell and its
