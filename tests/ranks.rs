@@ -6,7 +6,7 @@ mod common;
 use quadflood::partition::{partition, per_block, Method};
 use quadflood::scenario::model::Model;
 use quadflood::solver::ranks::{Ranked, PASS_NAMES};
-use quadflood::solver::{Fields, Simulation};
+use quadflood::solver::{Fields, Simulation, Stepper};
 
 /// Three levels, a dam break onto dry ground and a wet/dry island: fronts cross the
 /// partition borders and the level changes.
@@ -137,6 +137,41 @@ fn results_do_not_depend_on_the_number_of_ranks() {
     }
     let split = split_run(&model, 3, Method::OneD, t);
     common::assert_same_fields(&one, &split, "3 ranks (1D)");
+}
+
+/// The discharge a run reports (its faces', shaders/discharge.wgsl) reads the ghost
+/// blocks' halos outside a step: they must hold their owners' state as it stands, and the
+/// maps and gauges then have one rank's bits.
+#[test]
+fn the_reported_discharge_does_not_depend_on_the_number_of_ranks() {
+    let model = scenario();
+    let t = 12.0;
+    let mut sim = Simulation::new(common::gpu(), &model).expect("a simulation");
+    sim.advance_to(t, &mut |_| {}).expect("the run");
+    let one = Stepper::fields(&sim).expect("one rank's fields");
+    let held = sim.read_fields();
+    let differ = (0..one.hu.len())
+        .filter(|&c| one.hu[c] != held.hu[c] || one.hv[c] != held.hv[c])
+        .count();
+    assert!(
+        differ > 1000,
+        "the faces' discharge must differ from the momentum held ({differ} cells)"
+    );
+    let gauges = [(10, 10), (120, 40), (200, 150), (31, 180), (120, 96)];
+    let one_gauges = Stepper::cells(&sim, &gauges).expect("one rank's cells");
+    for ranks in [3, 16] {
+        let p = partition(&model.grid, ranks, Method::Hilbert, &per_block);
+        let (split, gauged) = common::on_ranks(ranks, |c| {
+            let mut r = Ranked::new(common::gpu(), &model, &p, c).expect("a rank");
+            r.advance_to(t, &mut |_| {}).expect("the run");
+            (Stepper::fields(&r), Stepper::cells(&r, &gauges))
+        })
+        .into_iter()
+        .find_map(|(f, g)| f.zip(g))
+        .expect("fields on rank 0");
+        common::assert_same_fields(&one, &split, &format!("{ranks} ranks, reported"));
+        assert_eq!(one_gauges, gauged, "{ranks} ranks: gauges");
+    }
 }
 
 /// A circular dam break on three levels in a wide dry plain, with no forcing: most blocks

@@ -19,6 +19,7 @@ pub const SOLVER: &str = shader!(
     "edges.wgsl",
     "sources.wgsl",
     "update.wgsl",
+    "discharge.wgsl",
     "losses.wgsl",
     "structures.wgsl",
     "drymap.wgsl",
@@ -88,6 +89,7 @@ mod tests {
             "replan_step",
             "pack",
             "unpack",
+            "face_discharge",
         ] {
             assert!(names.contains(&expected), "missing entry point {expected}");
         }

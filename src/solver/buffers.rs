@@ -188,6 +188,7 @@ pub(super) fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wg
         control: pick(binding::CONTROL),
         sim: pick(binding::SIM),
         state_a: pick(binding::STATE_A),
+        state_b: pick(binding::STATE_B),
         dispatch,
         block_volume: pick(binding::BLOCK_VOLUME),
         maxima: pick(binding::MAXIMA),
@@ -196,6 +197,10 @@ pub(super) fn upload(gpu: &Gpu, model: &Model, split: Split) -> (Buffers, Vec<wg
     };
     (buffers, all)
 }
+
+/// Pairs of f32 a block holds in state_b: its cells' (hu, hv), then their h two to a pair
+/// (`STAGED_PER_BLOCK` in shaders/common.wgsl).
+pub(crate) const STAGED_PER_BLOCK: usize = CELLS_PER_BLOCK * 3 / 2;
 
 /// U*, the stage-1 result: h, hu and hv of every cell (the bed stays in state_a), filled by
 /// stage 1 before stage 2 reads it.

@@ -245,7 +245,9 @@ pub struct Snapshot {
     pub resume: Resume,
 }
 
-/// Depth and momentum of every domain cell, row-major from the south edge.
+/// Depth and unit discharge (hu, hv) of every domain cell, row-major from the south edge:
+/// the momentum each cell holds (`read_fields`), or the discharge its faces pass, as a run
+/// reports it (`read_reported_fields`).
 pub struct Fields {
     pub depth: Vec<f32>,
     pub hu: Vec<f32>,
@@ -253,7 +255,8 @@ pub struct Fields {
 }
 
 impl Fields {
-    /// The fields of a state in storage layout.
+    /// The fields of a state in storage layout (as `reported_state` gives it, for the
+    /// discharge a run reports).
     pub fn from_stored(grid: &crate::grid::BlockGrid, stored: &[[f32; 4]]) -> Fields {
         Fields {
             depth: grid.from_storage_map(stored, |s| s[0]),
@@ -267,6 +270,8 @@ struct Buffers {
     control: wgpu::Buffer,
     sim: wgpu::Buffer,
     state_a: wgpu::Buffer,
+    /// U* within a step; between steps, the discharge a run reports (`report_discharge`).
+    state_b: wgpu::Buffer,
     /// Indirect dispatch arguments. A run whose steps end in stage 2 alternates: each step
     /// reads one and writes the other (a dispatch may not read its own arguments).
     dispatch: [wgpu::Buffer; 2],

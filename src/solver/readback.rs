@@ -13,6 +13,89 @@ impl Simulation<'_> {
             })
     }
 
+    /// Depth and the discharge a run reports (shaders/discharge.wgsl) of every domain cell.
+    pub fn read_reported_fields(&self) -> Fields {
+        Fields::from_stored(&self.grid, &self.reported_state())
+    }
+
+    /// The own blocks' cells as a run reports them, (h, qx, qy, z) in storage layout: the
+    /// unit discharge the cell's faces pass where they tell it, not the momentum the cell
+    /// holds (`face_discharge`, shaders/discharge.wgsl). Ghost blocks must hold their
+    /// owners' state.
+    pub(crate) fn reported_state(&self) -> Vec<[f32; 4]> {
+        self.report_discharge();
+        let own = self.split.own as usize;
+        let discharge: Vec<[f32; 2]> =
+            self.gpu
+                .read_buffer(&self.buffers.state_b, 0, own * STAGED_PER_BLOCK);
+        let mut state: Vec<[f32; 4]> =
+            self.gpu
+                .read_buffer(&self.buffers.state_a, 0, own * CELLS_PER_BLOCK);
+        for (k, s) in state.iter_mut().enumerate() {
+            let q = discharge[k / CELLS_PER_BLOCK * STAGED_PER_BLOCK + k % CELLS_PER_BLOCK];
+            [s[1], s[2]] = q;
+        }
+        state
+    }
+
+    /// Runs `face_discharge` over the own blocks: the reported discharge into state_b.
+    fn report_discharge(&self) {
+        let kernel = self.kernels.stage(self.gpu, "face_discharge");
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_pipeline(&kernel);
+            let (x, y) = grid_2d(self.split.own);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// (h, qx, qy) as a run reports them (`reported_state`) at the given stored cells of
+    /// the own blocks, in one submission after the discharge pass.
+    pub(crate) fn read_reported_cells(&self, stored: &[usize]) -> Vec<[f32; 3]> {
+        if stored.is_empty() {
+            return Vec::new();
+        }
+        self.report_discharge();
+        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gauges"),
+            size: (stored.len() * 24) as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let discharges = (stored.len() * 16) as u64;
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        for (k, &index) in stored.iter().enumerate() {
+            let (from, to) = ((index * 16) as u64, (k * 16) as u64);
+            encoder.copy_buffer_to_buffer(&self.buffers.state_a, from, &staging, to, 16);
+            let slot = index / CELLS_PER_BLOCK * STAGED_PER_BLOCK + index % CELLS_PER_BLOCK;
+            let to = discharges + (k * 8) as u64;
+            encoder.copy_buffer_to_buffer(
+                &self.buffers.state_b,
+                (slot * 8) as u64,
+                &staging,
+                to,
+                8,
+            );
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.map_and_wait(&staging);
+        let view = staging.get_mapped_range(..).expect("mapped gauge buffer");
+        let (states, qs) = view.split_at(discharges as usize);
+        let states: &[[f32; 4]] = bytemuck::cast_slice(states);
+        let qs: &[[f32; 2]] = bytemuck::cast_slice(qs);
+        let values = states
+            .iter()
+            .zip(qs)
+            .map(|(s, q)| [s[0], q[0], q[1]])
+            .collect();
+        drop(view);
+        staging.unmap();
+        values
+    }
+
     /// This simulation's own blocks as they stand: state, maxima, edge volumes and clock,
     /// in storage layout.
     pub fn read_snapshot(&self) -> Snapshot {

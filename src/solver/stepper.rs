@@ -7,11 +7,13 @@ use super::*;
 pub trait Stepper {
     fn advance_to(&mut self, target: f64, progress: &mut dyn FnMut(&Status)) -> Result<()>;
     fn status(&self) -> &Status;
+    /// Depth and the discharge the faces pass (`Simulation::read_reported_fields`): what
+    /// the maps show.
     fn fields(&self) -> Option<Fields>;
     /// The whole run's state, clock and maxima in global storage layout (for checkpoints
     /// and the maxima maps).
     fn snapshot(&self) -> Option<Snapshot>;
-    /// (h, hu, hv) at the given finest cells.
+    /// (h, qx, qy) at the given finest cells, the discharge as `fields` reports it.
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>>;
     fn edge_volumes(&self) -> (f64, f64);
     /// Volume (m³) lost to the ground so far (0 without losses).
@@ -54,13 +56,17 @@ impl Stepper for Simulation<'_> {
         Simulation::status(self)
     }
     fn fields(&self) -> Option<Fields> {
-        Some(self.read_fields())
+        Some(self.read_reported_fields())
     }
     fn snapshot(&self) -> Option<Snapshot> {
         Some(self.read_snapshot())
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        Some(self.read_cells(cells))
+        let stored: Vec<usize> = cells
+            .iter()
+            .map(|&(i, j)| self.grid.storage_index(i, j))
+            .collect();
+        Some(self.read_reported_cells(&stored))
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Simulation::edge_volumes(self)

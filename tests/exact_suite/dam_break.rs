@@ -97,3 +97,39 @@ fn ritter_on_a_thin_layer() {
     };
     report(row, checks);
 }
+
+/// The speed a run reports at a dry front is the water's. Beside a dry cell the faces tell
+/// the discharge only where the water passes through (shaders/discharge.wgsl,
+/// `passes_through`); in a front's cell, filling from one side, the mean of its faces
+/// over a film just wetted would be the speed of the step's fastest wave. No reported
+/// speed may pass the fan's tip, 2 √(g h0), by more than the scheme's own cells do.
+#[test]
+fn the_speed_reported_at_a_dry_front_is_the_water_s() {
+    let ritter = Ritter {
+        g: G,
+        h_left: 1.0,
+        x_dam: DAM,
+    };
+    let cells = 200;
+    let channel = Channel::new(LENGTH, cells, End::Wall, End::Wall);
+    let mut run = Run::new(channel.model(&|x| [0.0, ritter.depth(x, 0.0), 0.0]));
+    let tip = 2.0 * (G * ritter.h_left).sqrt();
+    for t in [0.1, 0.2, 0.4] {
+        run.advance_to(t);
+        let fastest = |fields: &quadflood::solver::Fields| {
+            let (h, q) = profile(fields, cells);
+            h.iter()
+                .zip(&q)
+                .filter(|(&h, _)| h > 0.0)
+                .map(|(h, q)| (q / h).abs())
+                .fold(0.0, f64::max)
+        };
+        let held = fastest(&run.sim.read_fields());
+        let reported = fastest(&run.fields());
+        println!("t = {t} s: fastest {reported:.3} m/s reported, {held:.3} held, tip {tip:.3}");
+        assert!(
+            reported <= held.max(tip) * 1.001,
+            "t = {t} s: a reported speed of {reported:.3} m/s (cells {held:.3}, tip {tip:.3})"
+        );
+    }
+}

@@ -181,8 +181,9 @@ impl Run {
         self.sim.advance_to(t, &mut |_| {}).expect("the run");
     }
 
+    /// What the run reports: depth, and the discharge its faces pass.
     pub fn fields(&self) -> Fields {
-        self.sim.read_fields()
+        self.sim.read_reported_fields()
     }
 
     /// |stored − (initial + in − out)| / (initial + in), with the volumes that crossed

@@ -136,7 +136,6 @@ fn transcritical() {
 }
 
 #[test]
-#[ignore = "issue 22 open: 7.0% discharge in the jump's cell (bound 5%)"]
 fn transcritical_with_a_jump() {
     // Subcritical, critical at x = 300 m, supercritical, a jump at x = 600 m, then
     // subcritical to the stage.

@@ -77,8 +77,28 @@ impl Ranked<'_, '_> {
         Some(Fields::from_stored(&self.model.grid, &stored))
     }
 
+    /// Depth and the discharge the faces pass (`Simulation::reported_state`), on rank 0;
+    /// every rank must call this. The faces read the ghost blocks, which hold their owners'
+    /// state as it stands: the idle step that ends each run of steps (`advance_to`)
+    /// exchanged it.
+    pub fn read_reported_fields(&self) -> Option<Fields> {
+        let mine = self.sim.reported_state();
+        let stored = self.gather_blocks(mine, CELLS_PER_BLOCK)?;
+        Some(Fields::from_stored(&self.model.grid, &stored))
+    }
+
     /// (h, hu, hv) at finest cells (i, j), on rank 0: each rank reads the ones it owns.
     pub fn read_cells(&self, grid: &BlockGrid, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
+        self.read_cells_with(grid, cells, |stored| self.sim.read_stored_cells(stored))
+    }
+
+    /// `read_cells`, each rank's values read by `read` from its stored cells.
+    pub(super) fn read_cells_with(
+        &self,
+        grid: &BlockGrid,
+        cells: &[(usize, usize)],
+        read: impl FnOnce(&[usize]) -> Vec<[f32; 3]>,
+    ) -> Option<Vec<[f32; 3]>> {
         // This rank's cells, each with its place in `cells`, read in one submission.
         let (places, stored): (Vec<u32>, Vec<usize>) = cells
             .iter()
@@ -92,7 +112,7 @@ impl Ranked<'_, '_> {
                 ))
             })
             .unzip();
-        let values = self.sim.read_stored_cells(&stored);
+        let values = read(&stored);
         let mine: Vec<u8> = places
             .iter()
             .zip(&values)

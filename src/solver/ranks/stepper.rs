@@ -18,13 +18,15 @@ impl Stepper for Ranked<'_, '_> {
         Ranked::status(self)
     }
     fn fields(&self) -> Option<Fields> {
-        self.read_fields()
+        self.read_reported_fields()
     }
     fn snapshot(&self) -> Option<Snapshot> {
         self.read_snapshot()
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        self.read_cells(&self.model.grid, cells)
+        self.read_cells_with(&self.model.grid, cells, |stored| {
+            self.sim.read_reported_cells(stored)
+        })
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Ranked::edge_volumes(self)

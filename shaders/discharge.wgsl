@@ -1,0 +1,88 @@
+// The discharge a run reports (maps, gauges, cross-sections): each cell's unit discharge as
+// the water passing through its faces carries it, not the momentum it holds. Part of the
+// flux kernel's module (flux.wgsl), run at output and sampling times only.
+//
+// Why: at a captured hydraulic jump the cell inside the jump holds a state between the two
+// sides that no steady flow has. Its faces pass the discharge q of the flow, exactly once it
+// is steady, but an HLL-type flux makes the cell's own momentum q + s (h - h_side), s a wave
+// speed: 32% above q over the bump (issue 22), 7% in MacDonald's jump, in one cell at every
+// resolution. The mean of the mass fluxes through a cell's two faces of each direction is
+// q there, and agrees with the cell's momentum to second order where the flow is smooth.
+//
+// Where the faces do not tell what crosses the cell the cell's own momentum stands: in a
+// cell that gains or loses water besides its faces (a source, a structure's end, a line),
+// and in one that fills or drains fast, as at a wetting front (`passes_through`).
+
+// (qx, qy) of every cell of the own blocks, from the state as it stands (state_a and the
+// ghosts' copies), into the momentum half of state_b (`store_staged`'s layout), which is
+// free between steps. It writes nothing else: the clock, the time step and the dry-map
+// are the step's alone, so a run's results do not depend on when it reports.
+@compute @workgroup_size(16, 16)
+fn face_discharge(ids: Invocation) {
+    let tid = ids.tid;
+    if (tid == 0u) {
+        let linear = ids.wid.x + ids.wid.y * ids.nwg.x;
+        wg_block = select(NONE, linear, linear < params.own_blocks);
+        wg_staged_halo = 0u;
+    }
+    let b = workgroupUniformLoad(&wg_block);
+    if (b == NONE) {
+        return;
+    }
+    let info = blocks[b];
+    set_geometry(info, true);
+    let li = i32(ids.lid.x);
+    let lj = i32(ids.lid.y);
+    let own = state_a[b * CELLS_PER_BLOCK + tid];
+    tile[tile_index(li, lj)] = to_primitive(own);
+    if (tid < 128u) {
+        let l = halo_cell(tid);
+        tile[tile_index(l.x, l.y)] = load_halo(0u, b, l);
+    }
+    workgroupBarrier();
+    if ((info.flags & BLOCK_ON_EDGE) != 0u) {
+        for (var t = tid; t < u32(TILE * TILE); t += CELLS_PER_BLOCK) {
+            fill_ghost(0u, i32(t));
+        }
+    }
+    workgroupBarrier();
+    compute_faces(0u, b, info, tid, CELLS_PER_BLOCK, 0u, X_FACES);
+    workgroupBarrier();
+    let x = vec2<f32>(face[xface_index(li, lj)].x, face[xface_index(li + 1, lj)].x);
+    workgroupBarrier();
+    compute_faces(0u, b, info, tid, CELLS_PER_BLOCK, X_FACES, REGULAR_FACES);
+    workgroupBarrier();
+    let y = vec2<f32>(face[yface_index(li, lj)].x, face[yface_index(li, lj + 1)].x);
+    var q = 0.5 * vec2<f32>(x.x + x.y, y.x + y.y);
+    if (own.x <= params.dry_depth) {
+        q = vec2<f32>(0.0);
+    } else if (fed_besides_faces(sources[b], tid) || !passes_through(x, y)) {
+        q = own.yz;
+    }
+    state_b[b * STAGED_PER_BLOCK + tid] = q;
+}
+
+// Whether the water a cell's faces pass (x: west and east, y: south and north, each
+// eastward or northward) mostly goes through it: at most a tenth of it fills or drains the
+// cell. Then the faces tell the discharge: steady or gradually varied flow, a jump that
+// stands, water running over a brink into an outfall line's dry cells. Where they do not,
+// the cell fills or drains faster than the water crosses it, and its own momentum tells
+// more: a wetting front's cells fill from one side, and the mean of their faces over a film
+// just wetted was the speed of the step's fastest wave (7.1 m/s where the fan's tip runs at
+// 6.3 and the cells' water at 3.9, tests/exact_suite/dam_break.rs).
+fn passes_through(x: vec2<f32>, y: vec2<f32>) -> bool {
+    let net = abs(x.y - x.x) + abs(y.y - y.x);
+    let through = abs(x.x) + abs(x.y) + abs(y.x) + abs(y.y);
+    return net <= 0.1 * through;
+}
+
+// Whether cell `tid` has a source, a structure's end or a line on it (rain, which falls on
+// every cell alike, does not count).
+fn fed_besides_faces(span: vec4<u32>, tid: u32) -> bool {
+    for (var k = span.x; k < span.x + span.y; k++) {
+        if ((sources[k].x & ~LEVEL_ENTRY) == tid) {
+            return true;
+        }
+    }
+    return false;
+}
