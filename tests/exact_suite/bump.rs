@@ -56,13 +56,14 @@ fn transcritical() {
     report(row(case, &levels, ""), checks);
 }
 
+/// Run to 300 s: the jump settles slowly. At 100 s the discharge was still 2.7e-4 of q off on 100 cells and
+/// the depth order 0.79; at 300 s the discharge is exact to round-off (1.4e-6).
 #[test]
-#[ignore = "issue 22 open: depth order 0.79 < 0.8"]
 fn transcritical_with_a_shock() {
     let case = "bump-shock";
     let flow = BumpFlow::new(G, 0.18, Bump::CLASSIC, Regime::Shock { h_out: 0.33 })
         .expect("a flow with a jump");
-    let levels = levels(case, &flow, End::Stage(0.33), 100.0);
+    let levels = levels(case, &flow, End::Stage(0.33), 300.0);
     let mut checks = Checks::default();
     let depth: Vec<f64> = levels.iter().map(|l| l.all.depth_l1).collect();
     checks.order("depth", &depth, 0.8);
