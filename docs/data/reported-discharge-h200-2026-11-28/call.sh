@@ -1,6 +1,7 @@
 #!/bin/bash
 # Old (e1360d7's build) against new (the reported discharge): the dam-break benchmark
-# interleaved, then every shipped scenario with each.
+# interleaved, then every shipped scenario with each (.bench/all.sh is
+# docs/data/shipped-h200-2026-11-28-b/all.sh).
 set -u
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export XDG_RUNTIME_DIR=/tmp
