@@ -676,3 +676,65 @@ end = 1e6
     assert!(outflow > 0.0, "nothing left through the east edge");
     assert_eq!(inflow, 0.0, "an outflow edge let water in");
 }
+
+/// What the run reports in the cell at an outflow edge is the discharge passing (hunt 15,
+/// finding 3). A normal-depth edge on a flat channel holds the flow to critical: a free
+/// overfall whose drawdown the grid does not resolve, and the edge cell's momentum carried
+/// 45% of the flow. Steep ground meeting a mild outlet slope stands as a jump in the edge
+/// cell, whose momentum carried 6.5 times the rain passing. The faces pass the flow, and the
+/// run reports theirs (shaders/discharge.wgsl).
+#[test]
+fn the_discharge_reported_at_an_outflow_edge_is_what_passes() {
+    let channel = |terrain: &str, forcing: &str| {
+        format!(
+            "[domain]\ncell_size = 2.0\nnx = 100\nny = 16\n\n[terrain]\n{terrain}\n\n\
+             [friction]\nmanning = 0.02\n\n[boundary]\ndefault = \"wall\"\n\n{forcing}\n\n\
+             [time]\nend = 1e6\n"
+        )
+    };
+    let overfall = channel(
+        "type = \"flat\"\nelevation = 5.0",
+        "[[boundary.segment]]\nedge = \"west\"\ntype = \"inflow\"\ndischarge = 0.5\n\n\
+         [[boundary.segment]]\nedge = \"east\"\ntype = \"normal_depth\"\nslope = 0.5",
+    );
+    let jump = channel(
+        "type = \"slope\"\nelevation = 10.0\nslope_x = -0.05",
+        "[[boundary.segment]]\nedge = \"east\"\ntype = \"normal_depth\"\nslope = 0.001\n\n\
+         [rain]\nrate = 100.0",
+    );
+    let rain = 100.0 / 3.6e6;
+    // Once steady, what leaves: the inflow, or the rain on the plane (as the edge cell's
+    // centre, 199 m from the top, passes it, the rain on its last metre still to come).
+    let cases = [
+        ("overfall", overfall, 0.5 / 32.0, 0.5 / 32.0),
+        ("jump", jump, rain * 200.0, rain * 199.0),
+    ];
+    for (name, toml, out, q) in cases {
+        let mut sim = Simulation::new(common::gpu(), &common::model(&toml)).unwrap();
+        let mut t = 0.0;
+        let mut rate = 0.0;
+        while (rate / out - 1.0f64).abs() > 1e-4 {
+            t += 500.0;
+            assert!(
+                t <= 20000.0,
+                "{name}: not steady by {t} s (out {rate} of {out} m²/s)"
+            );
+            sim.advance_to(t - 10.0, &mut |_| {}).unwrap();
+            let before = sim.edge_volumes().1;
+            sim.advance_to(t, &mut |_| {}).unwrap();
+            rate = (sim.edge_volumes().1 - before) / (10.0 * 32.0);
+        }
+        let edge_cell = 8 * 100 + 99;
+        let held = sim.read_fields().hu[edge_cell] as f64 / q;
+        let reported = sim.read_reported_fields().hu[edge_cell] as f64 / q;
+        println!("{name}, steady at {t} s: the edge cell's discharge, of q: held {held:.4}, reported {reported:.4}");
+        assert!(
+            (held - 1.0).abs() > 0.3,
+            "{name}: the cell's momentum carries {held:.3} of q"
+        );
+        assert!(
+            (reported - 1.0).abs() < 0.01,
+            "{name}: reported {reported:.4} of q"
+        );
+    }
+}
