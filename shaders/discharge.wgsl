@@ -56,7 +56,7 @@ fn face_discharge(ids: Invocation) {
     var q = 0.5 * vec2<f32>(x.x + x.y, y.x + y.y);
     if (own.x <= params.dry_depth) {
         q = vec2<f32>(0.0);
-    } else if (fed_besides_faces(sources[b], tid) || !passes_through(x, y)) {
+    } else if (fed_besides_faces(sources[b], tid) || !passes_through(x, y, rain_rate(sources[b].w, tid, 1u))) {
         q = own.yz;
     }
     state_b[b * STAGED_PER_BLOCK + tid] = q;
@@ -85,17 +85,19 @@ fn hold_reported_peaks(cell: u32, depth: f32, q: vec2<f32>) {
 }
 
 // Whether the water a cell's faces pass (x: west and east, y: south and north, each
-// eastward or northward) mostly goes through it: at most a tenth of it fills or drains the
-// cell. Then the faces tell the discharge: steady or gradually varied flow, a jump that
-// stands, water running over a brink into an outfall line's dry cells. Where they do not,
+// eastward or northward) mostly goes through it: at most a tenth of it, less the rain
+// (`rain`, m/s) falling on the cell, fills or drains the cell. Then the faces tell the
+// discharge: steady or gradually varied flow, a jump that stands (straight across or not:
+// the water it turns sideways passes through too), water running over a brink into an
+// outfall line's dry cells, the first cells below a divide under rain. Where they do not,
 // the cell fills or drains faster than the water crosses it, and its own momentum tells
-// more: a wetting front's cells fill from one side, and the mean of their faces over a film
-// just wetted was the speed of the step's fastest wave (7.1 m/s where the fan's tip runs at
-// 6.3 and the cells' water at 3.9, tests/exact_suite/dam_break.rs).
-fn passes_through(x: vec2<f32>, y: vec2<f32>) -> bool {
-    let net = abs(x.y - x.x) + abs(y.y - y.x);
+// more: a wetting front's cells fill from one side, and the mean of their faces over a
+// film just wetted was the speed of the step's fastest wave (7.1 m/s where the fan's tip
+// runs at 6.3 and the cells' water at 3.9, tests/exact_suite/dam_break.rs).
+fn passes_through(x: vec2<f32>, y: vec2<f32>, rain: f32) -> bool {
+    let filling = abs((x.x - x.y) + (y.x - y.y) + rain * geo.dx);
     let through = abs(x.x) + abs(x.y) + abs(y.x) + abs(y.y);
-    return net <= 0.1 * through;
+    return filling <= 0.1 * through;
 }
 
 // Whether cell `tid` has a source, a structure's end or a line on it (rain, which falls on
