@@ -1,9 +1,9 @@
 //! The discharge a run reports (maps, gauges, sections) is what the cells' faces pass
 //! (shaders/discharge.wgsl): in steady flow, exactly the flow, where the momentum a cell
 //! holds can be far from it (a captured jump's cell, a cell at an outfall). These cases
-//! are steady flows in 2D, where water also crosses the cells sideways; the 1D cases are in
-//! `exact_suite` (a jump over the bump), `level_lines` (an outfall line) and
-//! `outflow_boundaries` (edges held to critical).
+//! are steady: in 2D, where water also crosses the cells sideways, and at outflow edges;
+//! the 1D cases of a jump over the bump and of an outfall line are in `exact_suite` and
+//! `level_lines`.
 
 mod common;
 
@@ -140,4 +140,53 @@ end = 1e6
         "a cell reports {:.2e} off the flow",
         worst(&reported)
     );
+}
+
+/// What the run reports in the cell at an outflow edge is the discharge passing (hunt 15,
+/// finding 3). A normal-depth edge on a flat channel holds the flow to critical: a free
+/// overfall whose drawdown the grid does not resolve, and the edge cell's momentum carried
+/// 45% of the flow. Steep ground meeting a mild outlet slope stands as a jump in the edge
+/// cell, whose momentum carried 6.5 times the rain passing. The faces pass the flow, and the
+/// run reports theirs (shaders/discharge.wgsl).
+#[test]
+fn the_discharge_reported_at_an_outflow_edge_is_what_passes() {
+    let channel = |terrain: &str, forcing: &str| {
+        format!(
+            "[domain]\ncell_size = 2.0\nnx = 100\nny = 16\n\n[terrain]\n{terrain}\n\n\
+             [friction]\nmanning = 0.02\n\n[boundary]\ndefault = \"wall\"\n\n{forcing}\n\n\
+             [time]\nend = 1e6\n"
+        )
+    };
+    let overfall = channel(
+        "type = \"flat\"\nelevation = 5.0",
+        "[[boundary.segment]]\nedge = \"west\"\ntype = \"inflow\"\ndischarge = 0.5\n\n\
+         [[boundary.segment]]\nedge = \"east\"\ntype = \"normal_depth\"\nslope = 0.5",
+    );
+    let jump = channel(
+        "type = \"slope\"\nelevation = 10.0\nslope_x = -0.05",
+        "[[boundary.segment]]\nedge = \"east\"\ntype = \"normal_depth\"\nslope = 0.001\n\n\
+         [rain]\nrate = 100.0",
+    );
+    let rain = 100.0 / 3.6e6;
+    // Once steady, what leaves: the inflow, or the rain on the plane (as the edge cell's
+    // centre, 199 m from the top, passes it, the rain on its last metre still to come).
+    let cases = [
+        ("overfall", overfall, 0.5 / 32.0, 0.5 / 32.0),
+        ("jump", jump, rain * 200.0, rain * 199.0),
+    ];
+    for (name, toml, out, q) in cases {
+        let (held, reported) = steady(&toml, out * 32.0);
+        let edge_cell = 8 * 100 + 99;
+        let held = held.hu[edge_cell] as f64 / q;
+        let reported = reported.hu[edge_cell] as f64 / q;
+        println!("{name}: the edge cell's discharge, of q: held {held:.4}, reported {reported:.4}");
+        assert!(
+            (held - 1.0).abs() > 0.3,
+            "{name}: the cell's momentum carries {held:.3} of q"
+        );
+        assert!(
+            (reported - 1.0).abs() < 0.01,
+            "{name}: reported {reported:.4} of q"
+        );
+    }
 }
