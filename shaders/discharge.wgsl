@@ -15,10 +15,22 @@
 
 // (qx, qy) of every cell of the own blocks, from the state as it stands (state_a and the
 // ghosts' copies), into the momentum half of state_b (`store_staged`'s layout), which is
-// free between steps. It writes nothing else: the clock, the time step and the dry-map
-// are the step's alone, so a run's results do not depend on when it reports.
+// free between steps. The state, clock, time step and dry-map are the step's alone, so
+// when a run reports changes none of its steps; `face_discharge_and_peaks`, run for the
+// maps of an output time, also lets the maxima take in what it reports
+// (`hold_reported_peaks`), while gauges read `face_discharge`, which writes nothing else:
+// adding a gauge changes no map.
 @compute @workgroup_size(16, 16)
 fn face_discharge(ids: Invocation) {
+    report_discharge(ids, false);
+}
+
+@compute @workgroup_size(16, 16)
+fn face_discharge_and_peaks(ids: Invocation) {
+    report_discharge(ids, true);
+}
+
+fn report_discharge(ids: Invocation, hold_peaks: bool) {
     let tid = ids.tid;
     if (tid == 0u) {
         let linear = ids.wid.x + ids.wid.y * ids.nwg.x;
@@ -60,13 +72,13 @@ fn face_discharge(ids: Invocation) {
         q = own.yz;
     }
     state_b[b * STAGED_PER_BLOCK + tid] = q;
-    if ((params.flags & FLAG_TRACK_MAX) != 0u && own.x > params.dry_depth) {
+    if (hold_peaks && (params.flags & FLAG_TRACK_MAX) != 0u && own.x > params.dry_depth) {
         hold_reported_peaks(b * CELLS_PER_BLOCK + tid, own.x, q);
     }
 }
 
-// The run's maxima of speed, depth × speed and the UK hazard rating hold what the run
-// reports too, so that no map of an output time passes its maximum (tests/maxima.rs): they
+// The run's maxima of speed, depth × speed and the UK hazard rating hold what the maps of
+// an output time report, so that no such map passes its maximum (tests/maxima.rs): they
 // are tracked every step from the cells' momentum, which differs from the faces' discharge
 // at second order in smooth flow (a dam break's speed map read 3.5791 m/s where the
 // maximum held 3.5762) and by more where the faces tell better (77% of the flow in the

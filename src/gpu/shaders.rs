@@ -90,6 +90,7 @@ mod tests {
             "pack",
             "unpack",
             "face_discharge",
+            "face_discharge_and_peaks",
         ] {
             assert!(names.contains(&expected), "missing entry point {expected}");
         }

@@ -18,12 +18,13 @@ impl Simulation<'_> {
         Fields::from_stored(&self.grid, &self.reported_state())
     }
 
-    /// The own blocks' cells as a run reports them, (h, qx, qy, z) in storage layout: the
-    /// unit discharge the cell's faces pass where they tell it, not the momentum the cell
-    /// holds (`face_discharge`, shaders/discharge.wgsl). Ghost blocks must hold their
-    /// owners' state.
+    /// The own blocks' cells as a run reports them in its maps, (h, qx, qy, z) in storage
+    /// layout: the unit discharge the cell's faces pass where they tell it, not the
+    /// momentum the cell holds (shaders/discharge.wgsl); the maxima take it in. Ghost
+    /// blocks must hold their owners' state, as they do once `advance_to` returns (not
+    /// after a stop on a signal or `run_steps`, where nothing reports).
     pub(crate) fn reported_state(&self) -> Vec<[f32; 4]> {
-        self.report_discharge();
+        self.report_discharge(true);
         let own = self.split.own as usize;
         let discharge: Vec<[f32; 2]> =
             self.gpu
@@ -38,9 +39,14 @@ impl Simulation<'_> {
         state
     }
 
-    /// Runs `face_discharge` over the own blocks: the reported discharge into state_b.
-    fn report_discharge(&self) {
-        let kernel = self.kernels.stage(self.gpu, "face_discharge");
+    /// The reported discharge of the own blocks into state_b (`face_discharge`), with the
+    /// maxima taking it in where `for_maps`.
+    fn report_discharge(&self, for_maps: bool) {
+        let entry = match for_maps {
+            true => "face_discharge_and_peaks",
+            false => "face_discharge",
+        };
+        let kernel = self.kernels.stage(self.gpu, entry);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -53,12 +59,13 @@ impl Simulation<'_> {
     }
 
     /// (h, qx, qy) as a run reports them (`reported_state`) at the given stored cells of
-    /// the own blocks, in one submission after the discharge pass.
+    /// the own blocks, in one submission after the discharge pass (which leaves the maxima
+    /// alone: a gauge changes no map).
     pub(crate) fn read_reported_cells(&self, stored: &[usize]) -> Vec<[f32; 3]> {
         if stored.is_empty() {
             return Vec::new();
         }
-        self.report_discharge();
+        self.report_discharge(false);
         let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gauges"),
             size: (stored.len() * 24) as u64,
