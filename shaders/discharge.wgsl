@@ -19,7 +19,9 @@
 // when a run reports changes none of its steps; `face_discharge_and_peaks`, run for the
 // maps of an output time, also lets the maxima take in what it reports
 // (`hold_reported_peaks`), while gauges read `face_discharge`, which writes nothing else:
-// adding a gauge changes no map.
+// adding a gauge changes no map. Reported at a stop, the edges see the forcing at the
+// stop's time (the step planned there is empty); at a run's start, before its first step,
+// the first step's.
 @compute @workgroup_size(16, 16)
 fn face_discharge(ids: Invocation) {
     report_discharge(ids, false);
