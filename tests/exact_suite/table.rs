@@ -144,18 +144,6 @@ impl Checks {
 /// A relative L1 error of 64 f32 ulps (2^-24 each).
 pub const ROUND_OFF: f64 = 64.0 / 16_777_216.0;
 
-#[cfg(test)]
-mod round_off {
-    #[test]
-    fn an_order_is_asked_of_errors_above_round_off_only() {
-        let mut checks = super::Checks::default();
-        checks.order("flat", &[4e-6, 3.5e-6, 3.0e-6], 1.8);
-        assert!(checks.failures.is_empty(), "{:?}", checks.failures);
-        checks.order("slow", &[4e-4, 3.5e-4, 3.0e-4], 1.8);
-        assert_eq!(checks.failures.len(), 1, "{:?}", checks.failures);
-    }
-}
-
 static DOC: Mutex<()> = Mutex::new(());
 
 /// Prints the row, writes it into the docs when asked, then fails the test if any
@@ -204,4 +192,16 @@ fn write_row(path: &str, header: &str, case: &str, line: &str) {
     let tmp = path.with_extension("md.tmp");
     std::fs::write(&tmp, out).expect("writing the table");
     std::fs::rename(&tmp, &path).expect("renaming the table into place");
+}
+
+#[cfg(test)]
+mod round_off {
+    #[test]
+    fn an_order_is_asked_of_errors_above_round_off_only() {
+        let mut checks = super::Checks::default();
+        checks.order("flat", &[4e-6, 3.5e-6, 3.0e-6], 1.8);
+        assert!(checks.failures.is_empty(), "{:?}", checks.failures);
+        checks.order("slow", &[4e-4, 3.5e-4, 3.0e-4], 1.8);
+        assert_eq!(checks.failures.len(), 1, "{:?}", checks.failures);
+    }
 }
