@@ -58,10 +58,53 @@ impl Simulation<'_> {
         self.gpu.queue.submit([encoder.finish()]);
     }
 
+    /// This simulation's own blocks as they stand: state, maxima, edge volumes and clock,
+    /// in storage layout.
+    pub fn read_snapshot(&self) -> Snapshot {
+        let own = self.split.own as usize;
+        let cells = own * CELLS_PER_BLOCK;
+        let r: SimRecord = self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0];
+        let tracked = self.buffers.maxima.size() as usize >= cells * size_of::<Peak>();
+        let (infiltrated, loss_volume) = self.read_losses();
+        let state: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.state_a, 0, cells);
+        let mut maxima = Vec::new();
+        if tracked {
+            maxima = self.gpu.read_buffer(&self.buffers.maxima, 0, cells);
+            self.spells
+                .settled(&mut maxima, |k| state[k][0], (r.t_hi, r.t_lo));
+        }
+        Snapshot {
+            state,
+            resume: Resume {
+                t: (r.t_hi, r.t_lo),
+                steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
+                dt_cfl: r.dt_cfl,
+                cfl_limit: f32::from_bits(r.cfl_limit),
+                cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
+                rain: (r.rain_hi, r.rain_lo),
+                steps_planned_again: r.cfl_replans,
+                block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
+                maxima,
+                infiltrated,
+                loss_volume,
+                structure_flows: self.read_structure_flows(),
+            },
+        }
+    }
+
+    /// (h, qx, qy) at the given domain cells as a run reports them (`read_stored_cells`).
+    pub fn read_cells(&self, cells: &[(usize, usize)]) -> Vec<[f32; 3]> {
+        let stored: Vec<usize> = cells
+            .iter()
+            .map(|&(i, j)| self.grid.storage_index(i, j))
+            .collect();
+        self.read_stored_cells(&stored)
+    }
+
     /// (h, qx, qy) as a run reports them (`reported_state`) at the given stored cells of
-    /// the own blocks, in one submission after the discharge pass (which leaves the maxima
-    /// alone: a gauge changes no map).
-    pub(crate) fn read_reported_cells(&self, stored: &[usize]) -> Vec<[f32; 3]> {
+    /// the own blocks (indices into this simulation's storage), in one submission and one
+    /// wait after the discharge pass, which leaves the maxima alone: a gauge changes no map.
+    pub(crate) fn read_stored_cells(&self, stored: &[usize]) -> Vec<[f32; 3]> {
         if stored.is_empty() {
             return Vec::new();
         }
@@ -101,76 +144,6 @@ impl Simulation<'_> {
         drop(view);
         staging.unmap();
         values
-    }
-
-    /// This simulation's own blocks as they stand: state, maxima, edge volumes and clock,
-    /// in storage layout.
-    pub fn read_snapshot(&self) -> Snapshot {
-        let own = self.split.own as usize;
-        let cells = own * CELLS_PER_BLOCK;
-        let r: SimRecord = self.gpu.read_buffer(&self.buffers.sim, 0, 1)[0];
-        let tracked = self.buffers.maxima.size() as usize >= cells * size_of::<Peak>();
-        let (infiltrated, loss_volume) = self.read_losses();
-        let state: Vec<[f32; 4]> = self.gpu.read_buffer(&self.buffers.state_a, 0, cells);
-        let mut maxima = Vec::new();
-        if tracked {
-            maxima = self.gpu.read_buffer(&self.buffers.maxima, 0, cells);
-            self.spells
-                .settled(&mut maxima, |k| state[k][0], (r.t_hi, r.t_lo));
-        }
-        Snapshot {
-            state,
-            resume: Resume {
-                t: (r.t_hi, r.t_lo),
-                steps: ((r.step_hi as u64) << 32) | r.step_lo as u64,
-                dt_cfl: r.dt_cfl,
-                cfl_limit: f32::from_bits(r.cfl_limit),
-                cell_updates: ((r.upd_hi as u64) << 32) | r.upd_lo as u64,
-                rain: (r.rain_hi, r.rain_lo),
-                steps_planned_again: r.cfl_replans,
-                block_volume: self.gpu.read_buffer(&self.buffers.block_volume, 0, own),
-                maxima,
-                infiltrated,
-                loss_volume,
-                structure_flows: self.read_structure_flows(),
-            },
-        }
-    }
-
-    /// (h, hu, hv) at the given domain cells, in one copy and one wait.
-    pub fn read_cells(&self, cells: &[(usize, usize)]) -> Vec<[f32; 3]> {
-        let stored: Vec<usize> = cells
-            .iter()
-            .map(|&(i, j)| self.grid.storage_index(i, j))
-            .collect();
-        self.read_stored_cells(&stored)
-    }
-
-    /// (h, hu, hv) of the given stored cells (indices into this simulation's storage), in
-    /// one submission and one wait, however many there are.
-    pub(crate) fn read_stored_cells(&self, stored: &[usize]) -> Vec<[f32; 3]> {
-        if stored.is_empty() {
-            return Vec::new();
-        }
-        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gauges"),
-            size: (stored.len() * 16) as u64,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        for (k, &index) in stored.iter().enumerate() {
-            let (from, to) = ((index * 16) as u64, (k * 16) as u64);
-            encoder.copy_buffer_to_buffer(&self.buffers.state_a, from, &staging, to, 16);
-        }
-        self.gpu.queue.submit([encoder.finish()]);
-        self.gpu.map_and_wait(&staging);
-        let values: Vec<[f32; 4]> = {
-            let view = staging.get_mapped_range(..).expect("mapped gauge buffer");
-            bytemuck::cast_slice(&view).to_vec()
-        };
-        staging.unmap();
-        values.iter().map(|s| [s[0], s[1], s[2]]).collect()
     }
 
     /// The own blocks' cumulative loss per cell and lost volume per block; empty without

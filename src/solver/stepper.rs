@@ -62,11 +62,7 @@ impl Stepper for Simulation<'_> {
         Some(self.read_snapshot())
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        let stored: Vec<usize> = cells
-            .iter()
-            .map(|&(i, j)| self.grid.storage_index(i, j))
-            .collect();
-        Some(self.read_reported_cells(&stored))
+        Some(self.read_cells(cells))
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Simulation::edge_volumes(self)

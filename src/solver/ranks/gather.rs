@@ -87,18 +87,9 @@ impl Ranked<'_, '_> {
         Some(Fields::from_stored(&self.model.grid, &stored))
     }
 
-    /// (h, hu, hv) at finest cells (i, j), on rank 0: each rank reads the ones it owns.
+    /// (h, qx, qy) at finest cells (i, j) as a run reports them, on rank 0: each rank reads
+    /// the ones it owns.
     pub fn read_cells(&self, grid: &BlockGrid, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        self.read_cells_with(grid, cells, |stored| self.sim.read_stored_cells(stored))
-    }
-
-    /// `read_cells`, each rank's values read by `read` from its stored cells.
-    pub(super) fn read_cells_with(
-        &self,
-        grid: &BlockGrid,
-        cells: &[(usize, usize)],
-        read: impl FnOnce(&[usize]) -> Vec<[f32; 3]>,
-    ) -> Option<Vec<[f32; 3]>> {
         // This rank's cells, each with its place in `cells`, read in one submission.
         let (places, stored): (Vec<u32>, Vec<usize>) = cells
             .iter()
@@ -112,7 +103,7 @@ impl Ranked<'_, '_> {
                 ))
             })
             .unzip();
-        let values = read(&stored);
+        let values = self.sim.read_stored_cells(&stored);
         let mine: Vec<u8> = places
             .iter()
             .zip(&values)

@@ -24,9 +24,7 @@ impl Stepper for Ranked<'_, '_> {
         self.read_snapshot()
     }
     fn cells(&self, cells: &[(usize, usize)]) -> Option<Vec<[f32; 3]>> {
-        self.read_cells_with(&self.model.grid, cells, |stored| {
-            self.sim.read_reported_cells(stored)
-        })
+        self.read_cells(&self.model.grid, cells)
     }
     fn edge_volumes(&self) -> (f64, f64) {
         Ranked::edge_volumes(self)
